@@ -1,0 +1,307 @@
+// The commander program. Commands are declared here (names, flags, help); their work
+// lives in src/commands/ and is loaded only when the command runs, so `--version`,
+// `--help` and completion stay fast.
+
+import { Command, CommanderError, Option } from 'commander';
+import { Context, VERSION, type GlobalOptions } from './context.js';
+import { HostctlError, ExitCode } from './errors.js';
+import { RESOURCES, type Resource } from './resources.js';
+import { OUTPUT_FORMATS } from './config/config.js';
+
+type Action = (ctx: Context, cmd: Command) => Promise<void>;
+
+/** Wraps a command's work: builds the context, runs, then saves state and prints -R. */
+function action(run: Action) {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const ctx = new Context(cmd.optsWithGlobals<GlobalOptions>());
+    try {
+      await run(ctx, cmd);
+    } finally {
+      await ctx.finish();
+    }
+  };
+}
+
+function examples(lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+}
+
+function addResourceCommands(program: Command, r: Resource): void {
+  const cmd = program.command(r.name).description(`${r.description}: list and get`);
+  for (const alias of r.aliases) cmd.alias(alias);
+  const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
+
+  const list = cmd
+    .command('list')
+    .alias('ls')
+    .description(`List ${r.description.toLowerCase()} (first page unless --all)`)
+    .option('--limit <n>', 'stop after N objects')
+    .option('--all', 'walk every page')
+    .option('--page <n>', 'show page N (from 1)');
+  if (r.name === 'deployments') {
+    list.option('--environment <id>', 'only the deployments of this environment (en-…)');
+  }
+  list
+    .addHelpText(
+      'after',
+      examples([
+        `hostctl ${r.name} list`,
+        `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
+        `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
+        ...(r.name === 'deployments' ? ['hostctl deployments list --environment en-…'] : []),
+      ]),
+    )
+    .action(
+      action(async (ctx, c) => {
+        const { listRun } = await import('./commands/resource.js');
+        await listRun(ctx, r, c.opts());
+      }),
+    );
+
+  cmd
+    .command('get')
+    .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
+    .argument('<publicId...>', `public IDs (${idHint})`)
+    .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))
+    .action(
+      action(async (ctx, c) => {
+        const { getRun } = await import('./commands/resource.js');
+        await getRun(ctx, r, c.args);
+      }),
+    );
+}
+
+export function buildProgram(): Command {
+  const program = new Command('hostctl');
+  program
+    .description("Command-line client for the platform's public API (v1, beta).")
+    .version(VERSION, '--version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--base-url <url>', 'API base URL, ending in /v1 (env: HOSTCTL_BASE_URL)')
+    .option('--profile <name>', 'named profile: base URL and its token (env: HOSTCTL_PROFILE)')
+    .option('--json', 'same as -o json')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
+    .option('--fields <list>', 'keep only these properties, e.g. publicId,name')
+    .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
+    .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
+    .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')
+    .option('--timeout <seconds>', 'per-request timeout (default 30)')
+    .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
+    .option('-q, --quiet', 'no spinner, no notes')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Environment:
+  HOSTCTL_BASE_URL, HOSTCTL_TOKEN, HOSTCTL_PROFILE, HOSTCTL_CONFIG_DIR, NO_COLOR
+${examples([
+  'eval "$(hostctl sandbox &)"   # a local platform to try things on',
+  'hostctl apps list',
+  'hostctl apps get ap-… ap-… --json',
+  'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
+  "hostctl api /apps --paginate --json | jq 'length'",
+])}`,
+    );
+
+  const auth = program.command('auth').description('Log in, check and remove the stored token');
+  auth
+    .command('login')
+    .description('Check a token with one request, then store it in the OS keychain')
+    .option('--with-token', 'read the token from stdin (for CI)')
+    .option('--insecure-storage', 'store the token in a 0600 file instead of the keychain')
+    .addHelpText(
+      'after',
+      examples([
+        'hostctl auth login --base-url https://api.example.com/v1',
+        'hostctl auth login --with-token < token.txt',
+        'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
+      ]),
+    )
+    .action(
+      action(async (ctx, c) => {
+        const { loginRun } = await import('./commands/auth.js');
+        await loginRun(ctx, c.opts());
+      }),
+    );
+  auth
+    .command('status')
+    .description('Show the profile, base URL, token source and …last4 (no request unless --check)')
+    .option('--check', 'send one request to check the token')
+    .action(
+      action(async (ctx, c) => {
+        const { statusRun } = await import('./commands/auth.js');
+        await statusRun(ctx, c.opts());
+      }),
+    );
+  auth
+    .command('logout')
+    .description("Remove the profile's stored token")
+    .action(
+      action(async (ctx) => {
+        const { logoutRun } = await import('./commands/auth.js');
+        await logoutRun(ctx);
+      }),
+    );
+  auth
+    .command('token')
+    .description('Print the token to stdout (for piping)')
+    .action(
+      action(async (ctx) => {
+        const { tokenRun } = await import('./commands/auth.js');
+        await tokenRun(ctx);
+      }),
+    );
+
+  for (const r of RESOURCES) addResourceCommands(program, r);
+
+  program
+    .command('api')
+    .description('Call any endpoint with the same auth, rate-limit handling and output')
+    .argument('<path>', 'path relative to the base URL (/apps), or an absolute URL of the same origin')
+    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or input)')
+    .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
+    .option('-F, --field <key=value>', 'add a typed field: numbers, true/false, null, @file (repeatable)', collect, [])
+    .option('--input <file>', 'the request body from a file, or - for stdin')
+    .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [])
+    .option('-i, --include', 'print the status line and headers before the body')
+    .option('--paginate', 'follow next pages and concatenate the arrays')
+    .addHelpText(
+      'after',
+      examples([
+        'hostctl api /apps',
+        "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
+        'hostctl api /apps --paginate -o ndjson',
+        'hostctl api -X POST /apps -f name=demo -F replicas=2',
+        'hostctl api /docs -i',
+      ]),
+    )
+    .action(
+      action(async (ctx, c) => {
+        const { apiRun } = await import('./commands/api.js');
+        await apiRun(ctx, c.args[0] ?? '', c.opts());
+      }),
+    );
+
+  program
+    .command('docs')
+    .description('Print the URL of the generated API reference, or list its operations')
+    .option('--open', 'open the reference in the browser')
+    .option('--operations', 'fetch the reference (OpenAPI) and list method, path and summary')
+    .addHelpText('after', examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].path"']))
+    .action(
+      action(async (ctx, c) => {
+        const { docsRun } = await import('./commands/docs.js');
+        await docsRun(ctx, c.opts());
+      }),
+    );
+
+  program
+    .command('rate-limit')
+    .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
+    .option('--refresh', 'spend one request to update it')
+    .action(
+      action(async (ctx, c) => {
+        const { rateLimitRun } = await import('./commands/rate-limit.js');
+        await rateLimitRun(ctx, c.opts());
+      }),
+    );
+
+  const config = program.command('config').description('Read and change settings (profiles, base URL, output)');
+  for (const [verb, args, desc] of [
+    ['list', '', 'show all settings'],
+    ['get', '<key>', 'print one setting, e.g. profiles.default.baseUrl'],
+    ['set', '<key> <value>', 'change one setting'],
+    ['unset', '<key>', 'remove one setting'],
+    ['path', '', 'print where the config file lives'],
+  ] as const) {
+    const sub = config.command(`${verb}${args ? ` ${args}` : ''}`).description(desc);
+    sub.action(
+      action(async (ctx, c) => {
+        const { configRun } = await import('./commands/config.js');
+        await configRun(ctx, verb, c.args);
+      }),
+    );
+  }
+  config.addHelpText(
+    'after',
+    examples([
+      'hostctl config set profiles.default.baseUrl https://api.example.com/v1',
+      'hostctl config set profiles.default.output json',
+      'hostctl config set defaultProfile staging',
+      'hostctl config list',
+    ]),
+  );
+
+  program
+    .command('completion')
+    .description('Print the shell completion script')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', examples(['hostctl completion bash >> ~/.bashrc', 'hostctl completion fish > ~/.config/fish/completions/hostctl.fish']))
+    .action(
+      action(async (ctx, c) => {
+        const { completionRun } = await import('./commands/completion.js');
+        await completionRun(ctx, c.args[0] ?? '');
+      }),
+    );
+
+  // Listed for --help; `main` hands its arguments to the sandbox's own parser, because
+  // its flags (such as --rate-limit N) would clash with the global ones.
+  program
+    .command('sandbox')
+    .description('Run the local platform emulator (see hostctl sandbox --help)')
+    .allowUnknownOption()
+    .allowExcessArguments();
+
+  return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Runs hostctl with these arguments; resolves to the exit code. Never throws. */
+export async function main(argv: string[]): Promise<number> {
+  const verbose = argv.includes('-v') || argv.includes('--verbose');
+  try {
+    if (argv[0] === '__complete') {
+      const { completeMain } = await import('./commands/complete.js');
+      return await completeMain(argv.slice(1));
+    }
+    if (argv[0] === 'sandbox') {
+      const { sandboxMain } = await import('./sandbox/main.js');
+      return await sandboxMain(argv.slice(1));
+    }
+    const program = buildProgram();
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.Ok;
+  } catch (err) {
+    return reportError(err, verbose);
+  }
+}
+
+export function reportError(err: unknown, verbose: boolean): number {
+  if (err instanceof CommanderError) {
+    // commander has printed its own message (or the help / version) already.
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return ExitCode.Ok;
+    }
+    if (err.code !== 'commander.executeSubCommandAsync') {
+      process.stderr.write('Run "hostctl --help" (or "hostctl <command> --help") for usage.\n');
+    }
+    return ExitCode.Usage;
+  }
+  if (err instanceof HostctlError) {
+    process.stderr.write(`hostctl: ${err.message}\n`);
+    if (err.hint) process.stderr.write(`${err.hint}\n`);
+    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`hostctl: unexpected error: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  else process.stderr.write('Run again with --verbose for details, and report it if it persists.\n');
+  return ExitCode.Error;
+}

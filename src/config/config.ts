@@ -1,0 +1,52 @@
+// The config file (conf's format: one JSON object). Reading is a plain JSON read, because
+// every command reads it and start-up matters; writes go through conf (see store.ts).
+
+import { readJsonFile } from './atomic.js';
+import { configFile } from './paths.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'tsv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const STORAGES = ['keychain', 'file'] as const;
+export type Storage = (typeof STORAGES)[number];
+
+export interface ProfileConfig {
+  baseUrl?: string;
+  output?: OutputFormat;
+  storage?: Storage;
+  /** When the token was stored by `auth login`, ISO time. */
+  storedAt?: string;
+}
+
+export interface ConfigData {
+  defaultProfile?: string;
+  profiles: Record<string, ProfileConfig>;
+}
+
+export function isOutputFormat(v: unknown): v is OutputFormat {
+  return typeof v === 'string' && (OUTPUT_FORMATS as readonly string[]).includes(v);
+}
+
+export function readConfig(env?: NodeJS.ProcessEnv): ConfigData {
+  return normalizeConfig(readJsonFile(configFile(env)));
+}
+
+export function normalizeConfig(raw: unknown): ConfigData {
+  const out: ConfigData = { profiles: {} };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.defaultProfile === 'string') out.defaultProfile = r.defaultProfile;
+  const profiles = r.profiles;
+  if (typeof profiles === 'object' && profiles !== null && !Array.isArray(profiles)) {
+    for (const [name, p] of Object.entries(profiles as Record<string, unknown>)) {
+      if (typeof p !== 'object' || p === null || Array.isArray(p)) continue;
+      const q = p as Record<string, unknown>;
+      const prof: ProfileConfig = {};
+      if (typeof q.baseUrl === 'string') prof.baseUrl = q.baseUrl;
+      if (isOutputFormat(q.output)) prof.output = q.output;
+      if (q.storage === 'keychain' || q.storage === 'file') prof.storage = q.storage;
+      if (typeof q.storedAt === 'string') prof.storedAt = q.storedAt;
+      out.profiles[name] = prof;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,145 @@
+// The state file: the rate-limit state and the rejected-token marks, keyed by token
+// fingerprint (never the token), and the public IDs seen, for completion. Losing it
+// loses nothing that matters, so a damaged file is treated as empty.
+
+import { readJsonFile, writeFileAtomic } from './atomic.js';
+
+export interface RateState {
+  limit?: number;
+  remaining?: number;
+  /** When the window resets, epoch milliseconds. */
+  resetAt?: number;
+  /** When this state was read from a response, epoch milliseconds. */
+  seenAt: number;
+}
+
+export interface RejectedMark {
+  at: number;
+  status: number;
+}
+
+interface StateData {
+  rateLimits: Record<string, RateState>;
+  rejected: Record<string, RejectedMark>;
+  /** profile -> resource name -> public IDs, newest first. */
+  ids: Record<string, Record<string, string[]>>;
+}
+
+/** How many IDs per resource and profile are kept for completion. */
+export const MAX_IDS = 500;
+
+export class StateStore {
+  private data: StateData | undefined;
+  private dirty = new Set<(d: StateData, fresh: StateData) => void>();
+
+  constructor(readonly path: string) {}
+
+  private load(): StateData {
+    if (!this.data) this.data = normalize(readJsonFile(this.path));
+    return this.data;
+  }
+
+  getRate(fingerprint: string): RateState | undefined {
+    return this.load().rateLimits[fingerprint];
+  }
+
+  setRate(fingerprint: string, rate: RateState): void {
+    this.change((d) => {
+      d.rateLimits[fingerprint] = rate;
+    });
+  }
+
+  rejected(fingerprint: string): RejectedMark | undefined {
+    return this.load().rejected[fingerprint];
+  }
+
+  markRejected(fingerprint: string, status: number): void {
+    this.change((d) => {
+      d.rejected[fingerprint] = { at: Date.now(), status };
+    });
+  }
+
+  clearRejected(fingerprint: string): void {
+    this.change((d) => {
+      delete d.rejected[fingerprint];
+    });
+  }
+
+  knownIds(profile: string, resource: string): string[] {
+    return this.load().ids[profile]?.[resource] ?? [];
+  }
+
+  rememberIds(profile: string, resource: string, ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.change((d) => {
+      const byResource = (d.ids[profile] ??= {});
+      const merged = [...new Set([...ids, ...(byResource[resource] ?? [])])];
+      byResource[resource] = merged.slice(0, MAX_IDS);
+    });
+  }
+
+  /**
+   * Applies a change now (so later reads in this run see it) and remembers it, so that
+   * save() can replay it onto the file as it is then: another process may have written
+   * in between, and its changes are kept.
+   */
+  private change(fn: (d: StateData) => void): void {
+    fn(this.load());
+    this.dirty.add((_d, fresh) => fn(fresh));
+  }
+
+  /** Writes pending changes, merged onto the current file. Never throws: state is optional. */
+  save(): void {
+    if (this.dirty.size === 0) return;
+    try {
+      const fresh = normalize(readJsonFile(this.path));
+      for (const apply of this.dirty) apply(this.load(), fresh);
+      writeFileAtomic(this.path, `${JSON.stringify(fresh)}\n`);
+      this.data = fresh;
+      this.dirty.clear();
+    } catch {
+      // A read-only or full disk must not fail the command the user asked for.
+    }
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function normalize(raw: unknown): StateData {
+  const d: StateData = { rateLimits: {}, rejected: {}, ids: {} };
+  if (!isRecord(raw)) return d;
+  if (isRecord(raw.rateLimits)) {
+    for (const [k, v] of Object.entries(raw.rateLimits)) {
+      if (isRecord(v) && typeof v.seenAt === 'number') {
+        d.rateLimits[k] = {
+          seenAt: v.seenAt,
+          limit: num(v.limit),
+          remaining: num(v.remaining),
+          resetAt: num(v.resetAt),
+        };
+      }
+    }
+  }
+  if (isRecord(raw.rejected)) {
+    for (const [k, v] of Object.entries(raw.rejected)) {
+      if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: num(v.status) ?? 401 };
+    }
+  }
+  if (isRecord(raw.ids)) {
+    for (const [profile, byRes] of Object.entries(raw.ids)) {
+      if (!isRecord(byRes)) continue;
+      const out: Record<string, string[]> = {};
+      for (const [res, list] of Object.entries(byRes)) {
+        if (Array.isArray(list)) out[res] = list.filter((x): x is string => typeof x === 'string').slice(0, MAX_IDS);
+      }
+      d.ids[profile] = out;
+    }
+  }
+  return d;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}

@@ -1,0 +1,95 @@
+// The IO streams of one run (gh's iostreams): whether each stream is a terminal, whether
+// colour and spinners are allowed, and the one place that writes notes and warnings.
+// Commands never look at isatty themselves.
+
+import type { Writable } from 'node:stream';
+
+export interface Spinner {
+  text(text: string): void;
+  stop(): void;
+}
+
+export interface IOOptions {
+  stdout?: Writable & { isTTY?: boolean; columns?: number };
+  stderr?: Writable & { isTTY?: boolean };
+  env?: NodeJS.ProcessEnv;
+  quiet?: boolean;
+  /** commander's `--no-color` gives color: false. */
+  color?: boolean;
+}
+
+export class IO {
+  readonly stdout: Writable & { isTTY?: boolean; columns?: number };
+  readonly stderr: Writable & { isTTY?: boolean };
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly quiet: boolean;
+  /** Colour on stdout (tables). */
+  readonly color: boolean;
+  /** Colour on stderr (errors, warnings). */
+  readonly colorErr: boolean;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(opts: IOOptions = {}) {
+    this.stdout = opts.stdout ?? process.stdout;
+    this.stderr = opts.stderr ?? process.stderr;
+    this.env = opts.env ?? process.env;
+    this.stdoutIsTTY = this.stdout.isTTY === true;
+    this.stderrIsTTY = this.stderr.isTTY === true;
+    this.quiet = opts.quiet === true;
+    // The contract: no colour with -q either.
+    const wanted = this.quiet ? false : colorWanted(this.env, opts.color);
+    this.color = wanted ?? this.stdoutIsTTY;
+    this.colorErr = wanted ?? this.stderrIsTTY;
+  }
+
+  /** Terminal width for tables; 80 when unknown. */
+  get columns(): number {
+    const fromEnv = Number(this.env.COLUMNS);
+    if (this.stdout.columns && this.stdout.columns > 0) return this.stdout.columns;
+    return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
+  }
+
+  out(text: string): void {
+    this.stdout.write(text);
+  }
+
+  /** Informational note on stderr; silenced by -q. */
+  note(text: string): void {
+    if (!this.quiet) this.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** A warning on stderr; shown even with -q, because it is about safety. */
+  warn(text: string): void {
+    this.stderr.write(`${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
+  }
+
+  /** Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color. */
+  get spinnerAllowed(): boolean {
+    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true';
+  }
+
+  /** Starts a spinner on stderr, or a no-op one where spinners are not allowed. */
+  async spinner(text: string): Promise<Spinner> {
+    if (!this.spinnerAllowed) return { text() {}, stop() {} };
+    const { default: ora } = await import('ora');
+    const s = ora({ text, stream: this.stderr, discardStdin: false }).start();
+    return {
+      text(t: string) {
+        s.text = t;
+      },
+      stop() {
+        s.stop();
+      },
+    };
+  }
+}
+
+/** chalk's rules: FORCE_COLOR wins (0 disables), then --no-color and NO_COLOR; else the TTY decides. */
+function colorWanted(env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean | undefined {
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return undefined;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Two cores: e2e files spawn servers and CLI processes, so keep the pool small.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
