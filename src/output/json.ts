@@ -1,0 +1,252 @@
+// JSON that keeps every value exactly as the API sent it. JSON.parse turns
+// 12345678901234567890 into 12345678901234567000 and 1e400 into Infinity; a client that
+// prints what it received must not. Such numbers are kept as JsonNumber (their source
+// text) and written back raw. Everything else is plain JS values, as JSON.parse gives.
+
+import { BIDI_CONTROLS } from './sanitize.js';
+
+/** A number whose value a JS number cannot hold exactly; `text` is its JSON source text. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+
+  /** For arithmetic and comparisons; may be inexact, which is why `text` is kept. */
+  valueOf(): number {
+    return Number(this.text);
+  }
+
+  toString(): string {
+    return this.text;
+  }
+
+  /** Only for code that uses JSON.stringify by mistake: a number rather than {"text": …}. */
+  toJSON(): number {
+    return Number(this.text);
+  }
+}
+
+export function isJsonNumber(v: unknown): v is JsonNumber {
+  return v instanceof JsonNumber;
+}
+
+// Only a number with 16 or more digits, or a three-digit exponent (overflow, underflow,
+// subnormals), can change value in JSON.parse: 15 significant decimal digits always
+// survive a double. The test is on the whole text, strings included: a false alarm only
+// costs the slower parser.
+const MAYBE_LOSSY = /[0-9.]{16}|[eE][+-]?[0-9]{3}/;
+
+/** Parses JSON text; throws SyntaxError when it is not valid JSON. */
+export function parseJson(text: string): unknown {
+  if (!MAYBE_LOSSY.test(text)) return JSON.parse(text);
+  return new LosslessParser(text).parseDocument();
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+// A whole string token; its escapes are then decoded by JSON.parse.
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const WHITESPACE = /[ \t\n\r]*/y;
+const LITERAL = /true|false|null/y;
+/** Deeper documents are refused rather than overflowing the stack. */
+const MAX_DEPTH = 2000;
+
+class LosslessParser {
+  private pos = 0;
+
+  constructor(private readonly text: string) {}
+
+  parseDocument(): unknown {
+    const value = this.value(0);
+    this.skipSpace();
+    if (this.pos !== this.text.length) this.fail('Unexpected data after the JSON value');
+    return value;
+  }
+
+  private fail(what: string): never {
+    throw new SyntaxError(`${what} at position ${this.pos}`);
+  }
+
+  private skipSpace(): void {
+    WHITESPACE.lastIndex = this.pos;
+    WHITESPACE.exec(this.text);
+    this.pos = WHITESPACE.lastIndex;
+  }
+
+  private token(re: RegExp): string | undefined {
+    re.lastIndex = this.pos;
+    const m = re.exec(this.text);
+    if (!m) return undefined;
+    this.pos = re.lastIndex;
+    return m[0];
+  }
+
+  private expect(ch: string): void {
+    this.skipSpace();
+    if (this.text[this.pos] !== ch) this.fail(`Expected '${ch}'`);
+    this.pos++;
+  }
+
+  private value(depth: number): unknown {
+    if (depth > MAX_DEPTH) this.fail('JSON nested too deeply');
+    this.skipSpace();
+    const ch = this.text[this.pos];
+    if (ch === '{') return this.object(depth);
+    if (ch === '[') return this.array(depth);
+    if (ch === '"') return this.string();
+    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
+      const num = this.token(NUMBER);
+      if (num === undefined) this.fail('Invalid number');
+      return numberFromText(num);
+    }
+    const lit = this.token(LITERAL);
+    if (lit === 'true') return true;
+    if (lit === 'false') return false;
+    if (lit === 'null') return null;
+    return this.fail(ch === undefined ? 'Unexpected end of JSON input' : 'Unexpected token');
+  }
+
+  private string(): string {
+    const tok = this.token(STRING);
+    if (tok === undefined) this.fail('Invalid string');
+    return JSON.parse(tok) as string;
+  }
+
+  private object(depth: number): Record<string, unknown> {
+    this.pos++;
+    const out: Record<string, unknown> = {};
+    this.skipSpace();
+    if (this.text[this.pos] === '}') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skipSpace();
+      if (this.text[this.pos] !== '"') this.fail('Expected a property name');
+      const key = this.string();
+      this.expect(':');
+      setMember(out, key, this.value(depth + 1));
+      this.skipSpace();
+      const next = this.text[this.pos++];
+      if (next === '}') return out;
+      if (next !== ',') this.fail("Expected ',' or '}'");
+    }
+  }
+
+  private array(depth: number): unknown[] {
+    this.pos++;
+    const out: unknown[] = [];
+    this.skipSpace();
+    if (this.text[this.pos] === ']') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(depth + 1));
+      this.skipSpace();
+      const next = this.text[this.pos++];
+      if (next === ']') return out;
+      if (next !== ',') this.fail("Expected ',' or ']'");
+    }
+  }
+}
+
+/**
+ * A plain number when it holds the text's exact value, else a JsonNumber. An integer that
+ * JS would write with an exponent (1e+21) is kept too: a consumer reading an integer type
+ * would reject the exponent form.
+ */
+function numberFromText(text: string): number | JsonNumber {
+  const n = Number(text);
+  const shown = String(n);
+  if (Number.isFinite(n) && sameDecimal(text, shown) && !(shown.includes('e') && /^-?[0-9]+$/.test(text))) return n;
+  return new JsonNumber(text);
+}
+
+/** Whether two decimal texts (JSON or JS number syntax) denote the same value. */
+function sameDecimal(a: string, b: string): boolean {
+  const x = decimalParts(a);
+  const y = decimalParts(b);
+  if (x.digits === '' || y.digits === '') return x.digits === y.digits;
+  return x.negative === y.negative && x.digits === y.digits && x.exponent === y.exponent;
+}
+
+/** Sign, significant digits and the exponent of the first one: 1234.5 → 12345, 3. */
+function decimalParts(text: string): { negative: boolean; digits: string; exponent: number } {
+  const m = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
+  if (!m) return { negative: false, digits: text, exponent: 0 };
+  const int = m[2] ?? '';
+  const all = int + (m[3] ?? '');
+  const lead = all.length - all.replace(/^0+/, '').length;
+  const digits = all.slice(lead).replace(/0+$/, '');
+  return { negative: m[1] === '-', digits, exponent: int.length - lead + Number(m[4] ?? 0) };
+}
+
+/** Sets an own property, even one named "__proto__", as JSON.parse does. */
+export function setMember(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+// JSON.stringify leaves these raw. They are valid in JSON strings, but DEL and C1 controls
+// and the bidi controls act on a terminal when the JSON is shown there.
+const TERMINAL_ACTIVE = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+
+function quote(s: string): string {
+  return JSON.stringify(s).replace(TERMINAL_ACTIVE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * JSON text for `value`, like JSON.stringify(value, null, indent) but writing JsonNumber
+ * raw, -0 as -0, bigint as an integer, and escaping the characters above.
+ */
+export function stringifyJson(value: unknown, indent = 0): string {
+  const gap = ' '.repeat(Math.max(0, Math.min(10, Math.floor(indent))));
+  return write(value, '', gap) ?? 'null';
+}
+
+function write(value: unknown, margin: string, gap: string): string | undefined {
+  if (value instanceof JsonNumber) return value.text;
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    value = (value as { toJSON(): unknown }).toJSON();
+  }
+  switch (typeof value) {
+    case 'string':
+      return quote(value);
+    case 'number':
+      if (!Number.isFinite(value)) return 'null';
+      return Object.is(value, -0) ? '-0' : String(value);
+    case 'bigint':
+      return value.toString();
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return 'null';
+  const inner = margin + gap;
+  const open = gap ? `\n${inner}` : '';
+  const sep = gap ? `,\n${inner}` : ',';
+  const close = gap ? `\n${margin}` : '';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    const parts = value.map((v: unknown) => write(v, inner, gap) ?? 'null');
+    return `[${open}${parts.join(sep)}${close}]`;
+  }
+  const parts: string[] = [];
+  for (const key of Object.keys(value)) {
+    const v = write((value as Record<string, unknown>)[key], inner, gap);
+    if (v !== undefined) parts.push(`${quote(key)}:${gap ? ' ' : ''}${v}`);
+  }
+  if (parts.length === 0) return '{}';
+  return `{${open}${parts.join(sep)}${close}}`;
+}
+
+/** `value` without JSON-LD members (names beginning with "@"), at every depth. */
+export function stripJsonLd(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripJsonLd);
+  if (value === null || typeof value !== 'object' || value instanceof JsonNumber) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!key.startsWith('@')) setMember(out, key, stripJsonLd(v));
+  }
+  return out;
+}

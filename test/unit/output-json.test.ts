@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { JsonNumber, isJsonNumber, parseJson, stringifyJson, stripJsonLd } from '../../src/output/json.js';
+
+describe('parseJson', () => {
+  it('keeps integers beyond 2^53 exactly as sent', () => {
+    const text = '{"id":12345678901234567890,"n":-9007199254740993}';
+    const value = parseJson(text) as Record<string, unknown>;
+    expect(value.id).toEqual(new JsonNumber('12345678901234567890'));
+    expect(value.n).toEqual(new JsonNumber('-9007199254740993'));
+    expect(stringifyJson(value)).toBe(text);
+  });
+
+  it('keeps decimals with more precision than a double', () => {
+    const text = '[1.0000000000000000001,0.12345678901234567890123]';
+    expect(stringifyJson(parseJson(text))).toBe(text);
+  });
+
+  it('keeps numbers a double cannot hold at all (overflow, underflow)', () => {
+    const text = '[1e400,-1E+999,1e-400]';
+    expect(stringifyJson(parseJson(text))).toBe(text);
+  });
+
+  it('keeps a large integer an integer rather than writing it with an exponent', () => {
+    expect(stringifyJson(parseJson('[100000000000000000000000]'))).toBe('[100000000000000000000000]');
+  });
+
+  it('gives plain numbers where a double holds the value, also on the slow path', () => {
+    const value = parseJson('{"a":1234567890123456,"b":1.5,"c":1.0,"d":"a string with 12345678901234567890 in it","e":-0}');
+    expect(value).toEqual({ a: 1234567890123456, b: 1.5, c: 1, d: 'a string with 12345678901234567890 in it', e: -0 });
+    expect(Object.is((value as { e: number }).e, -0)).toBe(true);
+  });
+
+  it('reads every JSON form the same as JSON.parse on both paths', () => {
+    const doc = '{"s":"\\u00e9\\n\\"q\\"\\\\ \\ud83d\\ude00","t":true,"f":false,"z":null,"a":[],"o":{},"n":[0,-1,2.5e-3,1E2]}';
+    expect(parseJson(doc)).toEqual(JSON.parse(doc));
+    // The same document with a long digit run elsewhere takes the lossless parser.
+    const slow = `[${doc}, "1234567890123456789"]`;
+    expect(parseJson(slow)).toEqual(JSON.parse(slow));
+  });
+
+  it('makes "__proto__" an own member, as JSON.parse does, and never a prototype', () => {
+    const value = parseJson('{"__proto__":{"polluted":12345678901234567890}}') as Record<string, unknown>;
+    expect(Object.prototype.hasOwnProperty.call(value, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(stringifyJson(value)).toBe('{"__proto__":{"polluted":12345678901234567890}}');
+  });
+
+  it.each(['', '{', '[1,]', '{"a":1,}', '01', '1.', '-', '"\u0001"', 'nul', '[1] x', '{"a" 1}', '[12345678901234567890', '{12345678901234567890:1}'])(
+    'throws SyntaxError on invalid JSON %j',
+    (text) => {
+      expect(() => parseJson(text)).toThrow(SyntaxError);
+      // The same mistake where the lossless parser reads it.
+      expect(() => parseJson(`[12345678901234567890, ${text}]`)).toThrow(SyntaxError);
+    },
+  );
+
+  it('refuses absurdly deep nesting on the lossless path with a SyntaxError, not a stack overflow', () => {
+    const deep = `${'['.repeat(100_000)}12345678901234567890${']'.repeat(100_000)}`;
+    expect(() => parseJson(deep)).toThrow(SyntaxError);
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes what JSON.stringify writes for ordinary values, compact and indented', () => {
+    const value = { a: [1, 'two', { three: null }], b: {}, c: [], d: true, e: 'é\n"', f: -1.5e-7, g: undefined, h: [undefined] };
+    expect(stringifyJson(value)).toBe(JSON.stringify(value));
+    expect(stringifyJson(value, 2)).toBe(JSON.stringify(value, null, 2));
+    expect(stringifyJson('x')).toBe('"x"');
+    expect(stringifyJson(null)).toBe('null');
+    expect(stringifyJson(undefined)).toBe('null');
+    expect(stringifyJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');
+    expect(stringifyJson(Number.NaN)).toBe('null');
+  });
+
+  it('escapes DEL, C1 and bidi controls, and leaves the JSON exact', () => {
+    const s = 'a\u007f\u0085\u009b\u202a\u202e\u2066\u2069\u200e\u2028b\u001b';
+    const text = stringifyJson({ s });
+    expect(text).toBe('{"s":"a\\u007f\\u0085\\u009b\\u202a\\u202e\\u2066\\u2069\\u200e\\u2028b\\u001b"}');
+    expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect((parseJson(text) as { s: string }).s).toBe(s);
+  });
+
+  it('writes -0 and bigint exactly', () => {
+    expect(stringifyJson([-0, 10n ** 20n])).toBe('[-0,100000000000000000000]');
+  });
+
+  it('gives a number, not an object, if JSON.stringify meets a JsonNumber', () => {
+    expect(JSON.stringify({ n: new JsonNumber('12345678901234567890') })).toBe('{"n":12345678901234567000}');
+    expect(isJsonNumber(new JsonNumber('1'))).toBe(true);
+    expect(Number(new JsonNumber('2.5'))).toBe(2.5);
+  });
+});
+
+describe('stripJsonLd', () => {
+  it('drops members whose names begin with "@" at every depth and keeps the rest', () => {
+    const value = {
+      '@context': '/v1/contexts/App',
+      '@id': '/v1/apps/ap-1',
+      publicId: 'ap-1',
+      email: 'a@b.test',
+      team: { '@type': 'Team', publicId: 'te-1' },
+      list: [{ '@id': 'x', n: new JsonNumber('12345678901234567890') }, 'keep@', 3],
+    };
+    expect(stripJsonLd(value)).toEqual({
+      publicId: 'ap-1',
+      email: 'a@b.test',
+      team: { publicId: 'te-1' },
+      list: [{ n: new JsonNumber('12345678901234567890') }, 'keep@', 3],
+    });
+    expect(stripJsonLd('@scalar')).toBe('@scalar');
+  });
+});

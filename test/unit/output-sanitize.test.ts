@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { isTerminalSafe, sanitize } from '../../src/output/sanitize.js';
+
+describe('sanitize', () => {
+  it('leaves ordinary text, CJK and emoji alone', () => {
+    for (const s of ['web-api', 'Zoë Ünal', '漢字のアプリ', '🚀 launch 👩‍💻', 'a  b', '']) expect(sanitize(s)).toBe(s);
+  });
+
+  it('makes the OSC title attack from the contract harmless', () => {
+    expect(sanitize('\u001b]0;pwned\u0007')).toBe('');
+    expect(sanitize('app\u001b]0;pwned\u001b\\name')).toBe('appname');
+  });
+
+  it('removes CSI sequences whole (colours, cursor moves, screen clears)', () => {
+    expect(sanitize('\u001b[31mred\u001b[0m')).toBe('red');
+    expect(sanitize('a\u001b[2J\u001b[1;1Hb')).toBe('ab');
+    expect(sanitize('x\u001b[?25ly')).toBe('xy');
+  });
+
+  it('removes 8-bit C1 forms: CSI U+009B, OSC U+009D, NEL U+0085', () => {
+    expect(sanitize('a\u009b31mb')).toBe('ab');
+    expect(sanitize('a\u009d0;t\u009cb')).toBe('ab');
+    expect(sanitize('a\u0085b')).toBe('ab');
+  });
+
+  it('keeps the text of an unterminated OSC visible instead of hiding the rest of the line', () => {
+    expect(sanitize('\u001b]0;rest of name')).toBe('0;rest of name');
+  });
+
+  it('removes other C0 controls, DEL, and a lone ESC', () => {
+    expect(sanitize('a\u0000b\u0007c\u0008d\u007fe\u001b')).toBe('abcde');
+    expect(sanitize('tab\there\nnew\rline')).toBe('tabherenewline');
+  });
+
+  it('removes bidi overrides, isolates and marks', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    expect(sanitize(`invoice${bidi}fdp.exe`)).toBe('invoicefdp.exe');
+  });
+
+  it('leaves nothing unsafe whatever the input', () => {
+    let all = '';
+    for (let c = 0; c < 0x250; c++) all += String.fromCharCode(c);
+    all += '\u202a\u202e\u2066\u2069\u200e\u200f\u061c';
+    const clean = sanitize(all);
+    expect(isTerminalSafe(clean)).toBe(true);
+    expect(clean).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(isTerminalSafe(all)).toBe(false);
+  });
+});

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { displayWidth, fitWidths, headerOf, truncate } from '../../src/output/table.js';
+import { NOW, print } from './output-support.js';
+
+const APP_COLUMNS = ['name', 'status', 'region', 'team', 'updatedAt'];
+
+const apps = [
+  { publicId: 'ap-1', runtime: 'node', name: 'web', status: 'running', region: 'eu-west', team: 'te-1', updatedAt: '2024-04-28T12:00:00Z', instances: 2, config: { a: 1 } },
+  { publicId: 'ap-2', runtime: 'go', name: 'worker', status: 'failed', region: 'us-east', team: 'te-2', updatedAt: '2024-05-01T11:55:00Z', instances: 0, config: { a: 2 } },
+];
+
+/** The display column at which each cell of `line` starts (cells are split at runs of 2+ spaces). */
+function cellStarts(line: string): number[] {
+  const starts: number[] = [];
+  const re = /(?:^|\s{2,})(\S)/g;
+  for (let m = re.exec(line); m; m = re.exec(line)) starts.push(displayWidth(line.slice(0, m.index + m[0].length - 1)));
+  return starts;
+}
+
+describe('table columns', () => {
+  it('shows publicId, the default columns present, then other scalar fields; nested values are not extra columns', async () => {
+    const out = await print(apps, { format: 'table', columns: APP_COLUMNS, width: 200, now: () => NOW });
+    const [header, ...rows] = out.trimEnd().split('\n');
+    expect(header?.split(/\s{2,}/)).toEqual(['PUBLIC ID', 'NAME', 'STATUS', 'REGION', 'TEAM', 'UPDATED AT', 'RUNTIME', 'INSTANCES']);
+    expect(rows[0]?.split(/\s{2,}/)).toEqual(['ap-1', 'web', 'running', 'eu-west', 'te-1', '3 days ago', 'node', '2']);
+    expect(rows[1]?.split(/\s{2,}/)).toEqual(['ap-2', 'worker', 'failed', 'us-east', 'te-2', '5 minutes ago', 'go', '0']);
+  });
+
+  it('adds other fields only while the terminal is wide enough', async () => {
+    const out = await print(apps, { format: 'table', columns: APP_COLUMNS, width: 72, now: () => NOW });
+    const header = out.split('\n')[0] ?? '';
+    expect(header.split(/\s{2,}/)).toEqual(['PUBLIC ID', 'NAME', 'STATUS', 'REGION', 'TEAM', 'UPDATED AT', 'RUNTIME']);
+    for (const line of out.trimEnd().split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(72);
+  });
+
+  it('skips default columns the data does not have', async () => {
+    const out = await print([{ publicId: 'te-1', name: 'Acme' }], { format: 'table', columns: ['name', 'plan', 'createdAt'], now: () => NOW });
+    expect(out).toBe('PUBLIC ID  NAME\nte-1       Acme\n');
+  });
+
+  it('uses --fields as the columns, in that order, dotted paths included', async () => {
+    const items = [{ publicId: 'ap-1', name: 'web', team: { name: 'Acme', plan: 'pro' } }];
+    const out = await print(items, { format: 'table', columns: APP_COLUMNS, fields: ['team.name', 'publicId', 'missing'], now: () => NOW });
+    expect(out).toBe('TEAM.NAME  PUBLIC ID  MISSING\nAcme       ap-1\n');
+  });
+
+  it('shows nested values as compact JSON when asked for', async () => {
+    const out = await print(apps.slice(0, 1), { format: 'table', fields: ['publicId', 'config'], now: () => NOW });
+    expect(out.split('\n')[1]).toBe('ap-1       {"a":1}');
+  });
+
+  it('prints nothing at all for an empty list', async () => {
+    expect(await print([], { format: 'table', columns: APP_COLUMNS })).toBe('');
+  });
+});
+
+describe('table widths', () => {
+  it('cuts long cells with "…" so that every line fits the terminal', async () => {
+    const items = [{ publicId: 'ap-1', name: 'x'.repeat(200), status: 'running' }];
+    const out = await print(items, { format: 'table', columns: ['name', 'status'], width: 40 });
+    const lines = out.trimEnd().split('\n');
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(lines[1]).toMatch(/^ap-1 {2,}x+… {2}running$/);
+  });
+
+  it('keeps columns aligned with CJK and emoji, measured in display width', async () => {
+    const items = [
+      { publicId: 'ap-1', name: '漢字のアプリケーション名前がとても長い', status: 'running', region: 'eu' },
+      { publicId: 'ap-2', name: '🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀', status: 'failed', region: 'us' },
+      { publicId: 'ap-3', name: 'plain', status: 'pending', region: 'ap' },
+    ];
+    const out = await print(items, { format: 'table', columns: ['name', 'status', 'region'], width: 40 });
+    const lines = out.trimEnd().split('\n');
+    const starts = lines.map(cellStarts);
+    for (const s of starts) expect(s).toEqual(starts[0]);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(lines[1]).toContain('…');
+  });
+
+  it('truncate never splits a wide character or an emoji sequence and never exceeds the width', () => {
+    expect(truncate('漢字漢字', 5)).toBe('漢字…');
+    expect(truncate('漢字漢字', 4)).toBe('漢…');
+    expect(truncate('漢字漢字', 8)).toBe('漢字漢字');
+    expect(truncate('👩‍💻👩‍💻👩‍💻', 4)).toBe('👩‍💻…');
+    expect(truncate('abcdef', 1)).toBe('…');
+    for (let w = 1; w < 12; w++) expect(displayWidth(truncate('a漢b🚀c字👩‍💻d', w))).toBeLessThanOrEqual(w);
+  });
+
+  it('fitWidths keeps narrow columns whole and shares the rest', () => {
+    expect(fitWidths([4, 10, 6], 30)).toEqual([4, 10, 6]);
+    expect(fitWidths([4, 100, 100], 34)).toEqual([4, 15, 15]);
+    expect(fitWidths([4, 100, 7], 30)).toEqual([4, 19, 7]);
+  });
+
+  it('turns field names into headers', () => {
+    expect(headerOf('publicId')).toBe('PUBLIC ID');
+    expect(headerOf('last4')).toBe('LAST4');
+    expect(headerOf('team.name')).toBe('TEAM.NAME');
+    expect(headerOf('pending_verification')).toBe('PENDING VERIFICATION');
+  });
+});
+
+describe('table colour and safety', () => {
+  it('has no escape codes without colour', async () => {
+    const out = await print(apps, { format: 'table', columns: APP_COLUMNS, color: false, now: () => NOW });
+    expect(out).not.toContain('\u001b');
+  });
+
+  it('makes the header bold and colours status values when colour is on', async () => {
+    const out = await print(apps, { format: 'table', columns: APP_COLUMNS, color: true, width: 200, now: () => NOW });
+    expect(out).toContain('\u001b[1mPUBLIC ID\u001b[22m');
+    expect(out).toContain('\u001b[32mrunning\u001b[39m');
+    expect(out).toContain('\u001b[31mfailed\u001b[39m');
+    expect(out).not.toContain('\u001b[32mweb');
+  });
+
+  it('prints hostile names harmlessly and on one line', async () => {
+    const items = [
+      { publicId: 'ap-1', name: '\u001b]0;pwned\u0007evil', status: '\u001b[31mrunning' },
+      { publicId: 'ap-2', name: 'two\nlines\ttab\u202eoverride\u0085', status: 'ok' },
+    ];
+    const out = await print(items, { format: 'table', columns: ['name', 'status'] });
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    const rows = out.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+    expect(rows).toEqual([
+      ['PUBLIC ID', 'NAME', 'STATUS'],
+      ['ap-1', 'evil', 'running'],
+      ['ap-2', 'two lines taboverride', 'ok'],
+    ]);
+  });
+});
