@@ -1,1 +1,138 @@
-export async function sandboxMain(_argv: string[]): Promise<number> { process.stderr.write('hostctl sandbox: not implemented yet\n'); return 1; }
+// `hostctl sandbox`: its own commander parser (its --rate-limit N would clash with the
+// global -R/--rate-limit), two lines on stdout for `eval`, then serve until a signal.
+
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULTS, SandboxStartError, startSandboxServer, type SandboxOptions } from './server.js';
+
+export { startSandboxServer, type RunningSandbox, type StartOptions } from './server.js';
+
+function integer(min: number, max: number, what: string) {
+  return (value: string): number => {
+    const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+    if (!(n >= min && n <= max)) throw new InvalidArgumentError(`${what} must be a whole number from ${min} to ${max}, not "${value}".`);
+    return n;
+  };
+}
+
+function nonEmpty(what: string) {
+  return (value: string): string => {
+    if (value.trim() === '') throw new InvalidArgumentError(`${what} must not be empty.`);
+    return value;
+  };
+}
+
+function program(): Command {
+  return new Command('hostctl sandbox')
+    .description('Run a local emulator of the platform API on loopback: seeded data, tokens, rate limit and lockout, as the platform document describes.')
+    .addOption(new Option('--host <address>', 'address to listen on').default(DEFAULTS.host).argParser(nonEmpty('--host')))
+    .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one').default(DEFAULTS.port).argParser(integer(0, 65535, '--port')))
+    .addOption(new Option('--rate-limit <n>', 'requests per token per window').default(DEFAULTS.rateLimit).argParser(integer(1, 1_000_000, '--rate-limit')))
+    .addOption(new Option('--window <seconds>', 'length of the sliding rate-limit window').default(DEFAULTS.windowSeconds).argParser(integer(1, 86_400, '--window')))
+    .addOption(new Option('--page-size <n>', 'objects per page of a collection').default(DEFAULTS.pageSize).argParser(integer(1, 100, '--page-size')))
+    .addOption(new Option('--lockout-after <n>', 'failed authentications from one IP that lock it out').default(DEFAULTS.lockoutAfter).argParser(integer(1, 1_000_000, '--lockout-after')))
+    .addOption(new Option('--lockout-seconds <seconds>', 'how long a lockout lasts, and the window failures are counted in').default(DEFAULTS.lockoutSeconds).argParser(integer(1, 86_400, '--lockout-seconds')))
+    .addOption(new Option('--seed <n>', 'seed of the generated data').default(DEFAULTS.seed).argParser(integer(0, 4_294_967_295, '--seed')))
+    .addOption(new Option('--state <file>', 'keep tokens and data in this file across restarts').argParser(nonEmpty('--state')))
+    .helpOption('-h, --help', 'show this help')
+    .addHelpText(
+      'after',
+      `
+Prints two lines on stdout, then serves until Ctrl-C (SIGINT) or SIGTERM; logs go to stderr:
+  HOSTCTL_BASE_URL=http://127.0.0.1:PORT/v1
+  HOSTCTL_TOKEN=<a token named "sandbox">
+
+Examples:
+  hostctl sandbox --port 8080
+  hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json
+  hostctl sandbox > sandbox.env 2> sandbox.log &  sleep 1; set -a; . ./sandbox.env; set +a
+
+Admin endpoints (loopback only, no token): POST/GET /_sandbox/tokens, DELETE /_sandbox/tokens/NAME,
+GET/DELETE /_sandbox/requests, GET/POST /_sandbox/objects/RESOURCE.`,
+    )
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => process.stdout.write(s),
+      // Errors are reworded below into one sentence.
+      writeErr: () => undefined,
+      outputError: () => undefined,
+    });
+}
+
+interface ParsedFlags {
+  host: string;
+  port: number;
+  rateLimit: number;
+  window: number;
+  pageSize: number;
+  lockoutAfter: number;
+  lockoutSeconds: number;
+  seed: number;
+  state?: string;
+}
+
+function usageMessage(err: CommanderError): string {
+  if (err.code === 'commander.excessArguments') return 'It takes no arguments, only flags.';
+  // commander says "option '--port <n>' argument 'abc' is invalid. <our reason>": keep ours.
+  const reason = err.code === 'commander.invalidArgument' ? /is invalid\. (.*)$/s.exec(err.message)?.[1] : undefined;
+  const text = reason ?? err.message.replace(/^error: /, '');
+  const first = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(first) ? first : `${first}.`;
+}
+
+export async function sandboxMain(argv: string[]): Promise<number> {
+  // `hostctl sandbox | head -2`: a reader that goes away must not crash the server.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+  const cmd = program();
+  try {
+    cmd.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') return 0;
+      process.stderr.write(`hostctl sandbox: ${usageMessage(err)} Run "hostctl sandbox --help" for the flags.\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const flags = cmd.opts<ParsedFlags>();
+  const options: SandboxOptions = {
+    host: flags.host,
+    port: flags.port,
+    rateLimit: flags.rateLimit,
+    windowSeconds: flags.window,
+    pageSize: flags.pageSize,
+    lockoutAfter: flags.lockoutAfter,
+    lockoutSeconds: flags.lockoutSeconds,
+    seed: flags.seed,
+    stateFile: flags.state,
+  };
+
+  let sandbox;
+  try {
+    sandbox = await startSandboxServer(options);
+  } catch (err) {
+    if (err instanceof SandboxStartError) {
+      process.stderr.write(`hostctl sandbox: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  process.stdout.write(`HOSTCTL_BASE_URL=${sandbox.url}\nHOSTCTL_TOKEN=${sandbox.token}\n`);
+  process.stderr.write(
+    `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n`,
+  );
+
+  const running = sandbox;
+  return new Promise<number>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.stderr.write(`hostctl sandbox: ${signal} received, stopping.\n`);
+      void running.close().then(() => resolve(0));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,202 @@
+// `hostctl sandbox` as a user runs it: the built CLI in a child process. Start-up output,
+// flags, exit codes, signals, --seed and --state. Needs `npm run build` first.
+
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, baseEnv, runCli, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { allObjects, createToken, ids, JSON_ACCEPT, req, type Obj } from './helpers.js';
+
+const running: Sandbox[] = [];
+async function start(args: string[] = []): Promise<Sandbox> {
+  const sb = await startSandbox(args);
+  running.push(sb);
+  return sb;
+}
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+});
+
+/** Starts the sandbox, waits for its two lines, sends `signal`, and reports everything. */
+function runUntilSignal(signal: NodeJS.Signals, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let lines = 0;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no start or no stop: ${stderr}`));
+    }, 20_000);
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    createInterface({ input: child.stdout }).on('line', () => {
+      if (++lines === 2) {
+        // A request first, so that the stop has a live server (and a kept-alive socket) to close.
+        const url = /HOSTCTL_BASE_URL=(.*)/.exec(stdout)?.[1] ?? '';
+        const token = /HOSTCTL_TOKEN=(.*)/.exec(stdout)?.[1] ?? '';
+        void fetch(`${url}/teams`, { headers: { accept: 'application/json', authorization: `Bearer ${token}` } }).then(() => child.kill(signal));
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('start-up and stop', () => {
+  it('prints exactly the two lines, logs requests to stderr without the token, and stops on SIGTERM with 0', async () => {
+    const r = await runUntilSignal('SIGTERM');
+    expect(r.stdout).toMatch(/^HOSTCTL_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1\nHOSTCTL_TOKEN=\S+\n$/);
+    expect(r.code).toBe(0);
+    const token = /HOSTCTL_TOKEN=(.*)/.exec(r.stdout)?.[1] ?? 'missing';
+    expect(r.stderr).toContain('GET /v1/teams 200 sandbox');
+    expect(r.stderr).not.toContain(token);
+  });
+
+  it('stops on SIGINT with 0', async () => {
+    const r = await runUntilSignal('SIGINT');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toHaveLength(3);
+  });
+
+  it('the printed token and base URL work', async () => {
+    const sb = await start();
+    const res = await req(`${sb.baseUrl}/apps`, { token: sb.token, headers: JSON_ACCEPT });
+    expect(res.status).toBe(200);
+    expect(ids(res.json())).toHaveLength(30);
+    expect(asTokens(await req(`${sb.origin}/_sandbox/tokens`))).toEqual(['sandbox']);
+  });
+});
+
+function asTokens(res: { json(): unknown }): string[] {
+  return (res.json() as Obj[]).map((t) => String(t.name));
+}
+
+describe('flags', () => {
+  it('an unknown flag: one clear sentence on stderr, nothing on stdout, exit 2', async () => {
+    const r = await runCli(['sandbox', '--bogus']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^hostctl sandbox: Unknown option '--bogus'\./);
+  });
+
+  it('bad values and stray arguments: exit 2', async () => {
+    for (const args of [['--port', 'abc'], ['--port', '70000'], ['--rate-limit', '0'], ['--window', '1.5'], ['--page-size', '101'], ['--seed', '-1'], ['--lockout-after'], ['extra']]) {
+      const r = await runCli(['sandbox', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    }
+    expect((await runCli(['sandbox', '--rate-limit', 'x'])).stderr).toMatch(/--rate-limit must be a whole number/);
+  });
+
+  it('--help lists the flags and exits 0', async () => {
+    const r = await runCli(['sandbox', '--help']);
+    expect(r.code).toBe(0);
+    for (const flag of ['--host', '--port', '--rate-limit', '--window', '--page-size', '--lockout-after', '--lockout-seconds', '--seed', '--state']) expect(r.stdout).toContain(flag);
+  });
+
+  it('a port in use: a clear message and exit 1', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['sandbox', '--port', String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('the limits given on the command line apply', async () => {
+    const sb = await start(['--rate-limit', '3', '--page-size', '7', '--lockout-after', '2']);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await req(`${sb.baseUrl}/apps`, { token: sb.token, headers: JSON_ACCEPT });
+      statuses.push(res.status);
+      if (res.status === 200) expect(ids(res.json())).toHaveLength(7);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await req(`${sb.baseUrl}/apps`, { token: 'bad', localAddress: '127.0.0.3' })).status).toBe(401);
+    expect((await req(`${sb.baseUrl}/apps`, { token: 'bad', localAddress: '127.0.0.3' })).status).toBe(401);
+    expect((await req(`${sb.baseUrl}/apps`, { token: 'bad', localAddress: '127.0.0.3' })).status).toBe(429);
+  });
+});
+
+describe('--seed', () => {
+  it('the same seed gives the same data in two processes; another seed gives other data', async () => {
+    const [a, b, c] = await Promise.all([start(['--seed', '9']), start(['--seed', '9']), start(['--seed', '10'])]);
+    for (const resource of ['teams', 'people', 'payment-methods', 'apps', 'environments', 'deployments', 'domains']) {
+      expect(await allObjects(a!.origin, resource), resource).toEqual(await allObjects(b!.origin, resource));
+    }
+    expect(await allObjects(a!.origin, 'apps')).not.toEqual(await allObjects(c!.origin, 'apps'));
+    // And through the API itself.
+    const page = (s: Sandbox) => req(`${s.baseUrl}/apps?page=2`, { token: s.token, headers: JSON_ACCEPT }).then((r) => r.text);
+    expect(await page(a!)).toBe(await page(b!));
+  });
+});
+
+describe('--state', () => {
+  it('keeps tokens and data (created objects included) across a restart', async () => {
+    const dir = tmpDir();
+    try {
+      const file = join(dir.path, 'sub', 'state.json');
+      const first = await start(['--state', file, '--seed', '3']);
+      const kept = await createToken(first.origin, 'kept');
+      const created = await req(`${first.baseUrl}/apps`, { method: 'POST', token: first.token, headers: JSON_ACCEPT, body: '{"name":"made","big":12345678901234567890,"f":1.0}' });
+      expect(created.status).toBe(201);
+      await req(`${first.origin}/_sandbox/objects/teams`, { method: 'POST', body: '{"publicId":"te-planted","name":"Planted"}' });
+      const before = await allObjects(first.origin, 'apps');
+      await first.stop();
+
+      const text = readFileSync(file, 'utf8');
+      expect(text).not.toContain(kept);
+      expect(text).not.toContain(first.token);
+      expect(readdirSync(join(dir.path, 'sub'))).toEqual(['state.json']);
+
+      // The state wins over --seed: the data is what was saved.
+      const second = await start(['--state', file, '--seed', '4']);
+      expect(await allObjects(second.origin, 'apps')).toEqual(before);
+      const id = /"publicId":"([^"]+)"/.exec(created.text)?.[1];
+      const again = await req(`${second.baseUrl}/apps/${id}`, { token: kept, headers: JSON_ACCEPT });
+      expect(again.status).toBe(200);
+      expect(again.text).toBe(created.text);
+      expect((await req(`${second.baseUrl}/teams/te-planted`, { token: kept, headers: JSON_ACCEPT })).status).toBe(200);
+      expect(asTokens(await req(`${second.origin}/_sandbox/tokens`)).sort()).toEqual(['kept', 'sandbox']);
+      // Only hashes are saved, so each start makes a new "sandbox" token and drops the old one.
+      expect(second.token).not.toBe(first.token);
+      expect((await req(`${second.baseUrl}/teams`, { token: second.token, headers: JSON_ACCEPT })).status).toBe(200);
+      expect((await req(`${second.baseUrl}/teams`, { token: first.token, headers: JSON_ACCEPT, localAddress: '127.0.0.4' })).status).toBe(401);
+      // A revocation is kept too.
+      await req(`${second.origin}/_sandbox/tokens/kept`, { method: 'DELETE' });
+      await second.stop();
+      const third = await start(['--state', file]);
+      expect((await req(`${third.baseUrl}/teams`, { token: kept, headers: JSON_ACCEPT, localAddress: '127.0.0.4' })).status).toBe(401);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a file that is not a state file: a clear message, exit 1, and the file left alone', async () => {
+    const dir = tmpDir();
+    try {
+      const file = join(dir.path, 'notes.txt');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(file, 'my notes');
+      const r = await runCli(['sandbox', '--port', '0', '--state', file]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/is not a sandbox state file/);
+      expect(readFileSync(file, 'utf8')).toBe('my notes');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
