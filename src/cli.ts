@@ -294,7 +294,8 @@ export function reportError(err: unknown, verbose: boolean): number {
     return ExitCode.Usage;
   }
   if (err instanceof HostctlError) {
-    process.stderr.write(`hostctl: ${err.message}\n`);
+    // An empty message: the command has already said what went wrong (`not found: <id>`).
+    if (err.message) process.stderr.write(`hostctl: ${err.message}\n`);
     if (err.hint) process.stderr.write(`${err.hint}\n`);
     if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;

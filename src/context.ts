@@ -218,6 +218,7 @@ export class Context {
 
   /** After the command: save state, then the -R line. Never throws. */
   async finish(): Promise<void> {
+    this.io.stopSpinners();
     if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();

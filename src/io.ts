@@ -29,6 +29,8 @@ export class IO {
   /** Colour on stderr (errors, warnings). */
   readonly colorErr: boolean;
   private readonly env: NodeJS.ProcessEnv;
+  private ora?: { text: string; stop(): unknown };
+  private readonly spinnerStack: { text: string }[] = [];
 
   constructor(opts: IOOptions = {}) {
     this.stdout = opts.stdout ?? process.stdout;
@@ -69,19 +71,47 @@ export class IO {
     return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true';
   }
 
-  /** Starts a spinner on stderr, or a no-op one where spinners are not allowed. */
+  /**
+   * Starts a spinner on stderr, or a no-op one where spinners are not allowed. There is
+   * one spinner line per run: a nested spinner (the rate-limit countdown during a list)
+   * takes over the line and gives it back when stopped.
+   */
   async spinner(text: string): Promise<Spinner> {
     if (!this.spinnerAllowed) return { text() {}, stop() {} };
-    const { default: ora } = await import('ora');
-    const s = ora({ text, stream: this.stderr, discardStdin: false }).start();
+    const entry = { text };
+    this.spinnerStack.push(entry);
+    if (!this.ora) {
+      const { default: ora } = await import('ora');
+      this.ora ??= ora({ text, stream: this.stderr, discardStdin: false }).start();
+    }
+    const line = this.ora;
+    line.text = text;
+    const top = () => this.spinnerStack[this.spinnerStack.length - 1];
     return {
-      text(t: string) {
-        s.text = t;
+      text: (t: string) => {
+        entry.text = t;
+        if (top() === entry) line.text = t;
       },
-      stop() {
-        s.stop();
+      stop: () => {
+        const i = this.spinnerStack.indexOf(entry);
+        if (i === -1) return;
+        this.spinnerStack.splice(i, 1);
+        const next = top();
+        if (next) {
+          line.text = next.text;
+        } else {
+          line.stop();
+          this.ora = undefined;
+        }
       },
     };
+  }
+
+  /** Stops any spinner, so that nothing is left on the terminal (before output, on exit). */
+  stopSpinners(): void {
+    this.spinnerStack.length = 0;
+    this.ora?.stop();
+    this.ora = undefined;
   }
 }
 

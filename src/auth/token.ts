@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import type { ProfileConfig } from '../config/config.js';
+import { checkProfileName } from '../config/store.js';
+import { readTokenFile, tokenFile } from './file-store.js';
 import type { IO } from '../io.js';
 
 export type TokenSource = 'env' | 'keychain' | 'file';
@@ -32,20 +34,62 @@ export function makeToken(value: string, source: TokenSource): Token {
   return { value, source, fingerprint: fingerprint(value) };
 }
 
+/** Where a profile's stored token lives, for messages. */
+export function storageLabel(source: TokenSource, profile: string, env?: NodeJS.ProcessEnv): string {
+  if (source === 'env') return 'HOSTCTL_TOKEN';
+  if (source === 'keychain') return `the OS keychain (service "hostctl", account "${profile}")`;
+  return `the file ${tokenFile(profile, env)}`;
+}
+
 /**
  * The token for this run: HOSTCTL_TOKEN, then the profile's keychain entry, then its
- * file when the profile was saved with --insecure-storage.
+ * file when the profile was saved with --insecure-storage (a warning at every use).
+ * A profile saved to a file does not consult the keychain: that machine has none, and
+ * asking could pop up an unlock dialog or wait on D-Bus for nothing.
  */
 export async function resolveToken(
   profile: string,
-  _config: ProfileConfig | undefined,
+  config: ProfileConfig | undefined,
   env: NodeJS.ProcessEnv = process.env,
-  _io?: IO,
+  io?: IO,
 ): Promise<Token> {
   const fromEnv = env.HOSTCTL_TOKEN?.trim();
   if (fromEnv) return makeToken(fromEnv, 'env');
+
+  if (config?.storage === 'file') {
+    checkProfileName(profile);
+    const found = readTokenFile(profile, env);
+    if (found) {
+      io?.warn(
+        `using the token of profile "${profile}" stored in clear text in ${found.path} (saved with --insecure-storage). ` +
+          'Run "hostctl auth login" where a keychain is available to move it there.',
+      );
+      if (found.loose) io?.warn(`${found.path} can be read by other users; run: chmod 600 '${found.path}'`);
+      return makeToken(found.token, 'file');
+    }
+    throw new AuthError(
+      `No token for profile "${profile}": it was saved with --insecure-storage, but ${tokenFile(profile, env)} is missing or empty.`,
+      'Run "hostctl auth login" again, or set HOSTCTL_TOKEN for this run.',
+    );
+  }
+
+  const { readKeychain, KeychainUnavailable, keychainUnavailableError } = await import('./keychain.js');
+  let stored: string | undefined;
+  try {
+    stored = await readKeychain(profile);
+  } catch (err) {
+    if (!(err instanceof KeychainUnavailable)) throw err;
+    if (config?.storage === 'keychain') {
+      throw keychainUnavailableError(err, `Cannot read the token of profile "${profile}" from the OS keychain.`);
+    }
+    // Nothing was ever stored for this profile: "not logged in" is the useful message.
+    stored = undefined;
+  }
+  if (stored?.trim()) return makeToken(stored.trim(), 'keychain');
   throw new AuthError(
-    `No token for profile "${profile}".`,
+    config?.storage === 'keychain'
+      ? `No token for profile "${profile}": the OS keychain has no entry for it any more (service "hostctl", account "${profile}").`
+      : `No token for profile "${profile}".`,
     'Run "hostctl auth login", or set HOSTCTL_TOKEN for this run.',
   );
 }

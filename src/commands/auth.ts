@@ -1,7 +1,323 @@
-import type { Context } from '../context.js';
-import { HostctlError } from '../errors.js';
-const todo = () => { throw new HostctlError('Not implemented yet.'); };
-export async function loginRun(_ctx: Context, _o: { withToken?: boolean; insecureStorage?: boolean }): Promise<void> { todo(); }
-export async function statusRun(_ctx: Context, _o: { check?: boolean }): Promise<void> { todo(); }
-export async function logoutRun(_ctx: Context): Promise<void> { todo(); }
-export async function tokenRun(_ctx: Context): Promise<void> { todo(); }
+// auth login / status / logout / token. The token is printed by `auth token` only; every
+// other message shows `…` and its last four characters at most.
+
+import { VERSION, type Context } from '../context.js';
+import { AuthError, HostctlError, UsageError } from '../errors.js';
+import { makeToken, preview, storageLabel, type Token, type TokenSource } from '../auth/token.js';
+import { checkProfileName, pruneProfile, updateConfig } from '../config/store.js';
+import type { Storage } from '../config/config.js';
+import type { IO } from '../io.js';
+
+export interface LoginOptions {
+  withToken?: boolean;
+  insecureStorage?: boolean;
+}
+
+/** Bearer tokens are visible ASCII (RFC 6750); anything else is a paste accident. */
+const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
+const MAX_TOKEN_LENGTH = 4096;
+
+function checkTokenShape(token: string, from: string): string {
+  if (!token) throw new UsageError(`No token was read from ${from}.`, 'Create a token in the dashboard (account menu, "API tokens") and paste it.');
+  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) {
+    // Never echo what was read: it may be a real token with a stray character.
+    throw new UsageError(
+      `What was read from ${from} (${token.length} characters) is not a token: it holds spaces, line breaks, control or non-ASCII characters.`,
+      'Give the token alone, on one line.',
+    );
+  }
+  return token;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a line from the terminal with echo off (raw mode), for the token prompt. */
+function promptHidden(io: IO, question: string): Promise<string> {
+  const stdin = process.stdin;
+  // Echo goes off before the prompt appears: whatever is typed (or pasted) after seeing
+  // the prompt must never reach the screen.
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  io.stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (err?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      io.stderr.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return finish();
+        if (ch === '\u0003' || (ch === '\u0004' && value === '')) {
+          return finish(new HostctlError('Login cancelled; nothing was stored.'));
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch === '\u0015') value = '';
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function readToken(ctx: Context, o: LoginOptions): Promise<string> {
+  if (o.withToken) return checkTokenShape((await readStdin()).trim(), 'stdin');
+  if (!process.stdin.isTTY || !ctx.io.stderrIsTTY) {
+    throw new UsageError(
+      'No terminal to prompt for the token on.',
+      'Pipe it in with --with-token, e.g. "hostctl auth login --with-token < token.txt", or set HOSTCTL_TOKEN for each run.',
+    );
+  }
+  return checkTokenShape((await promptHidden(ctx.io, 'Paste your API token (input is hidden): ')).trim(), 'the prompt');
+}
+
+/** One request that needs the token; throws AuthError on 401 (the client marks the token). */
+async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<void> {
+  const { HttpClient } = await import('../http/client.js');
+  const client = new HttpClient({
+    baseUrl,
+    token,
+    userAgent: `hostctl/${VERSION}`,
+    timeoutMs: ctx.timeoutMs(),
+    maxWaitMs: ctx.maxWaitMs(),
+    wait: ctx.opts.wait !== false,
+    verbose: ctx.opts.verbose === true,
+    state: ctx.state(),
+    io: ctx.io,
+  });
+  try {
+    await client.request({ path: '/apps' });
+  } catch (err) {
+    if (err instanceof AuthError) {
+      throw new AuthError(
+        `The API at ${baseUrl.host} rejected this token, so nothing was stored.`,
+        'Check that you copied the whole token and that it was not deleted in the dashboard (account menu, "API tokens"); create a new one if needed.',
+        { cause: err },
+      );
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+const NO_KEYCHAIN = 'No OS keychain is reachable, so the token was not stored (nothing was written).';
+
+function rejectedError(at: number): AuthError {
+  return new AuthError(
+    `The API rejected this token on ${new Date(at).toISOString()}; hostctl will not send it again, because retrying a rejected token locks out your IP address. Nothing was stored.`,
+    'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login" with it.',
+  );
+}
+
+export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
+  const profile = checkProfileName(ctx.profileName());
+  const baseUrl = ctx.baseUrl();
+  // Every flag is checked before the user is asked for the token.
+  ctx.timeoutMs();
+  ctx.maxWaitMs();
+  const storage: Storage = o.insecureStorage ? 'file' : 'keychain';
+  const previous = ctx.profile()?.storage;
+
+  const keychain = storage === 'keychain' ? await import('../auth/keychain.js') : undefined;
+  if (keychain) {
+    // Find out before asking for the token or spending a request that it cannot be kept.
+    try {
+      await keychain.readKeychain(profile);
+    } catch (err) {
+      if (err instanceof keychain.KeychainUnavailable) throw keychain.keychainUnavailableError(err, NO_KEYCHAIN);
+      throw err;
+    }
+  }
+
+  const value = await readToken(ctx, o);
+  const token = makeToken(value, storage);
+  const mark = ctx.state().rejected(token.fingerprint);
+  if (mark) throw rejectedError(mark.at);
+
+  await checkToken(ctx, token, baseUrl);
+
+  const files = await import('../auth/file-store.js');
+  let where: string;
+  if (keychain) {
+    try {
+      await keychain.writeKeychain(profile, value);
+    } catch (err) {
+      if (err instanceof keychain.KeychainUnavailable) throw keychain.keychainUnavailableError(err, NO_KEYCHAIN);
+      throw err;
+    }
+    // A token stored earlier with --insecure-storage must not stay behind in clear text.
+    files.deleteTokenFile(profile, ctx.env);
+    where = storageLabel('keychain', profile, ctx.env);
+  } else {
+    const path = files.writeTokenFile(profile, value, ctx.env);
+    if (previous === 'keychain') {
+      const { deleteKeychain } = await import('../auth/keychain.js');
+      await deleteKeychain(profile).catch(() => false);
+    }
+    where = `the file ${path}`;
+  }
+
+  ctx.state().clearRejected(token.fingerprint);
+  await updateConfig(ctx.env, (conf) => {
+    conf.set(`profiles.${profile}.baseUrl`, baseUrl.href.replace(/\/$/, ''));
+    conf.set(`profiles.${profile}.storage`, storage);
+    conf.set(`profiles.${profile}.storedAt`, new Date().toISOString());
+  });
+  ctx.reloadConfig();
+
+  ctx.io.note(`Logged in to ${baseUrl.href.replace(/\/$/, '')} as profile "${profile}": token ${preview(value)} checked and stored in ${where}.`);
+  if (storage === 'file') {
+    ctx.io.warn(
+      `the token is stored in clear text (mode 0600) because of --insecure-storage; anyone who can read your files as you can read it. hostctl will warn at every use.`,
+    );
+  }
+  if (ctx.env.HOSTCTL_TOKEN?.trim()) {
+    ctx.io.warn('HOSTCTL_TOKEN is set in this environment; it still wins over the stored token. Unset it to use the stored one.');
+  }
+  const usual = ctx.env.HOSTCTL_PROFILE || ctx.config().defaultProfile || 'default';
+  if (ctx.opts.profile && profile !== usual) {
+    ctx.io.note(`To use it: hostctl --profile ${profile} …, HOSTCTL_PROFILE=${profile}, or "hostctl config set defaultProfile ${profile}".`);
+  }
+}
+
+interface StatusReport {
+  profile: string;
+  profileFrom: string;
+  baseUrl: string | null;
+  baseUrlFrom: string | null;
+  tokenSource: TokenSource | null;
+  token: string | null;
+  storage: Storage | null;
+  storedAt: string | null;
+  rejected: boolean;
+  rejectedAt: string | null;
+  check?: 'accepted' | 'rejected' | 'failed' | 'skipped';
+}
+
+function profileOrigin(ctx: Context): string {
+  if (ctx.opts.profile) return '--profile';
+  if (ctx.env.HOSTCTL_PROFILE) return 'HOSTCTL_PROFILE';
+  return ctx.config().defaultProfile ? 'defaultProfile in config' : 'default';
+}
+
+function wantsJson(ctx: Context): boolean {
+  return ctx.opts.json === true || ctx.opts.output === 'json' || ctx.opts.output === 'ndjson';
+}
+
+export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<void> {
+  const profile = ctx.profileName();
+  const prof = ctx.profile();
+  const src = ctx.baseUrlSource();
+  let failure: unknown;
+  let token: Token | undefined;
+  try {
+    token = await ctx.resolveToken();
+  } catch (err) {
+    failure = err;
+  }
+  const mark = token ? ctx.state().rejected(token.fingerprint) : undefined;
+  const report: StatusReport = {
+    profile,
+    profileFrom: profileOrigin(ctx),
+    baseUrl: src?.url ?? null,
+    baseUrlFrom: src?.origin ?? null,
+    tokenSource: token?.source ?? null,
+    token: token ? preview(token.value) : null,
+    storage: prof?.storage ?? null,
+    storedAt: prof?.storedAt ?? null,
+    rejected: mark !== undefined,
+    rejectedAt: mark ? new Date(mark.at).toISOString() : null,
+  };
+
+  if (o.check && token && !failure) {
+    try {
+      const http = await ctx.http();
+      await http.request({ path: '/apps' });
+      report.check = 'accepted';
+    } catch (err) {
+      failure = err;
+      report.check = err instanceof AuthError ? 'rejected' : 'failed';
+      const after = ctx.state().rejected(token.fingerprint);
+      report.rejected = after !== undefined;
+      report.rejectedAt = after ? new Date(after.at).toISOString() : null;
+    }
+  } else if (o.check) {
+    report.check = 'skipped';
+  }
+
+  if (wantsJson(ctx)) ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else ctx.io.out(formatStatus(report, ctx));
+  if (failure) throw failure;
+}
+
+function formatStatus(r: StatusReport, ctx: Context): string {
+  const lines: [string, string][] = [];
+  lines.push(['Profile', `${r.profile} (${r.profileFrom})`]);
+  lines.push(['Base URL', r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlFrom})` : 'not set']);
+  if (r.tokenSource && r.token) {
+    let from = storageLabel(r.tokenSource, r.profile, ctx.env);
+    if (r.tokenSource === 'env' && r.storage) from += ` (overrides the token stored in the ${r.storage === 'file' ? 'file' : 'keychain'})`;
+    lines.push(['Token', `${r.token} from ${from}`]);
+  } else {
+    lines.push(['Token', 'none']);
+  }
+  if (r.storedAt) lines.push(['Stored', r.storedAt]);
+  if (r.tokenSource) {
+    lines.push(['Rejected', r.rejectedAt ? `yes, on ${r.rejectedAt}: hostctl will not send this token again` : 'no']);
+  }
+  if (r.check === 'accepted') lines.push(['Check', 'accepted by the API (1 request)']);
+  else if (r.check === 'rejected') lines.push(['Check', 'rejected']);
+  else if (r.check === 'failed') lines.push(['Check', 'failed (see below)']);
+  else if (r.check === 'skipped') lines.push(['Check', 'skipped: no token']);
+  const width = Math.max(...lines.map(([k]) => k.length)) + 2;
+  return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('');
+}
+
+export async function logoutRun(ctx: Context): Promise<void> {
+  const profile = checkProfileName(ctx.profileName());
+  const prof = ctx.profile();
+  const removed: string[] = [];
+
+  if (prof?.storage !== 'file') {
+    const keychain = await import('../auth/keychain.js');
+    try {
+      if (await keychain.deleteKeychain(profile)) removed.push(storageLabel('keychain', profile, ctx.env));
+    } catch (err) {
+      if (!(err instanceof keychain.KeychainUnavailable)) throw err;
+      // Only an error when the config says the token is there; else nothing was stored.
+      if (prof?.storage === 'keychain') {
+        throw keychain.keychainUnavailableError(err, `Cannot remove the token of profile "${profile}" from the OS keychain; nothing was changed.`);
+      }
+    }
+  }
+  const files = await import('../auth/file-store.js');
+  const path = files.tokenFile(profile, ctx.env);
+  if (files.deleteTokenFile(profile, ctx.env)) removed.push(`the file ${path}`);
+
+  if (prof?.storage !== undefined || prof?.storedAt !== undefined) {
+    await updateConfig(ctx.env, (conf) => {
+      conf.delete(`profiles.${profile}.storage`);
+      conf.delete(`profiles.${profile}.storedAt`);
+      pruneProfile(conf, profile);
+    });
+  }
+
+  if (removed.length > 0) ctx.io.note(`Logged out of profile "${profile}": removed the token from ${removed.join(' and ')}.`);
+  else ctx.io.note(`No stored token for profile "${profile}"; nothing to remove.`);
+  if (ctx.env.HOSTCTL_TOKEN?.trim()) ctx.io.note('HOSTCTL_TOKEN is still set in this environment and will still be used.');
+}
+
+export async function tokenRun(ctx: Context): Promise<void> {
+  const token = await ctx.resolveToken();
+  ctx.io.out(`${token.value}\n`);
+}

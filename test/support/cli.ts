@@ -133,3 +133,54 @@ export function runInPty(args: string[], opts: RunOptions & { columns?: number }
     env: { TERM: 'xterm-256color', ...opts.env },
   });
 }
+
+export interface PtyStep {
+  /** Wait until the terminal output (since the previous step) matches this… */
+  waitFor: RegExp;
+  /** …then type this (use "\r" for Enter). */
+  send: string;
+}
+
+/**
+ * Like runInPty, but types into the terminal: each step waits for a prompt before it
+ * sends its keys. Typing before the program has switched the terminal to its own mode
+ * would be echoed by the terminal itself, so a test of hidden input must wait.
+ */
+export function runInPtyInteractive(args: string[], steps: PtyStep[], opts: RunOptions & { columns?: number } = {}): Promise<RunResult> {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const cols = opts.columns ?? 120;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('script', ['-qfec', `stty cols ${cols} rows 50 2>/dev/null; ${quoted}`, '/dev/null'], {
+      env: baseEnv({ TERM: 'xterm-256color', ...opts.env }),
+      cwd: opts.cwd ?? ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let from = 0;
+    const pending = [...steps];
+    const advance = () => {
+      const step = pending[0];
+      if (step && step.waitFor.test(stdout.slice(from))) {
+        pending.shift();
+        from = stdout.length;
+        child.stdin.write(step.send);
+        advance();
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      advance();
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out after ${opts.timeoutMs ?? 30_000} ms: ${args.join(' ')}\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,240 @@
+// From what went wrong on the wire to the typed errors of src/errors.ts: an HTTP status
+// with its body, or a network failure from undici. Every message is one or two plain
+// sentences with the next step, and passes through scrub() so the token never shows.
+
+import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
+
+/** Replaces every occurrence of the token with `****` + its last four. */
+export function scrub(text: string, token: string | undefined): string {
+  if (!token) return text;
+  return text.split(token).join(`****${token.slice(-4)}`);
+}
+
+/** One line, no control characters (C0, C1, bidi overrides), at most `max` characters. */
+export function oneLine(text: string, max = 160): string {
+  const flat = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export function isJsonType(contentType: string | undefined): boolean {
+  const t = mediaType(contentType);
+  return t === 'application/json' || t === 'text/json' || t.endsWith('+json');
+}
+
+export function isHtmlType(contentType: string | undefined): boolean {
+  const t = mediaType(contentType);
+  return t === 'text/html' || t === 'application/xhtml+xml';
+}
+
+/** Looks like HTML whatever the content type says (proxies and load balancers lie). */
+function looksLikeHtml(text: string): boolean {
+  return /^\s*(<!doctype html|<html|<head|<body)/i.test(text);
+}
+
+/**
+ * What the server said about the error, as one short line: the detail, title, message
+ * or error member of a JSON body (problem+json and the usual shapes), never HTML.
+ */
+export function errorDetail(text: string, contentType: string | undefined): string | undefined {
+  if (isHtmlType(contentType) || looksLikeHtml(text)) return 'an HTML error page';
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const pick = (o: Record<string, unknown>): string | undefined => {
+    for (const key of ['detail', 'title', 'message', 'error_description', 'error', 'hydra:description', 'hydra:title']) {
+      const v = o[key];
+      if (typeof v === 'string' && v.trim()) return v;
+      if (isRecord(v)) {
+        const inner = pick(v);
+        if (inner) return inner;
+      }
+    }
+    return undefined;
+  };
+  if (!isRecord(body)) return undefined;
+  const found = pick(body);
+  if (found === undefined) return undefined;
+  const line = oneLine(found);
+  return line ? `"${line}"` : undefined;
+}
+
+export interface StatusContext {
+  status: number;
+  statusText: string;
+  method: string;
+  url: URL;
+  text: string;
+  contentType: string | undefined;
+  token: string;
+  /** false when a redirect led to another origin, which got no token. */
+  tokenSent?: boolean;
+}
+
+function describeRequest(method: string, url: URL): string {
+  return `${method} ${url.pathname}${url.search}`;
+}
+
+/** The typed error for a non-2xx status other than 429. */
+export function statusError(c: StatusContext): HostctlError {
+  const what = describeRequest(c.method, c.url);
+  const detail = errorDetail(c.text, c.contentType);
+  const said = detail ? ` The server said: ${detail}.` : '';
+  const statusLine = `${c.status}${c.statusText ? ` ${c.statusText}` : ''}`;
+  let err: HostctlError;
+  if (c.status === 401 && c.tokenSent === false) {
+    err = new ApiError(
+      `A redirect led to ${c.url.origin}, which asks for credentials (401); hostctl sends the token only to the base URL's origin.`,
+      'Check --base-url; it should point at the API itself.',
+      { status: c.status },
+    );
+  } else if (c.status === 401) {
+    err = new AuthError(
+      `The API rejected the token (${statusLine} for ${what}). hostctl will not send this token again, because retrying a rejected token locks out your IP address.`,
+      'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+    );
+  } else if (c.status === 403) {
+    err = new AuthError(
+      `The token is not allowed to do this (${statusLine} for ${what}).${said}`,
+      'The token acts as the person who created it; check that this person can see the object in the dashboard.',
+    );
+  } else if (c.status === 404) {
+    err = new NotFoundError(
+      `Not found: ${what} (404).${said}`,
+      'Check the ID or path; "hostctl <resource> list" shows what this token can see.',
+    );
+  } else if (c.status === 429) {
+    err = new RateLimitError(
+      `The API kept answering 429 Too Many Requests for ${what}; hostctl gave up resending.`,
+      'Wait a minute and run the command again.',
+    );
+  } else if (c.status >= 500) {
+    err = new ApiError(
+      `The API failed with ${statusLine} for ${what}.${said}`,
+      'This is a server-side problem; try again later.',
+      { status: c.status },
+    );
+  } else if (c.status >= 300 && c.status < 400) {
+    err = new ApiError(
+      `The API answered ${statusLine} for ${what} with no usable redirect.${said}`,
+      'Check --base-url; it should point at the API itself (ending in /v1).',
+      { status: c.status },
+    );
+  } else {
+    err = new ApiError(
+      `The API refused the request with ${statusLine} for ${what}.${said}`,
+      'Check the command and its arguments; run with --verbose to see the exchange.',
+      { status: c.status },
+    );
+  }
+  return scrubError(err, c.token);
+}
+
+/** Rebuilds an error with the token scrubbed from its message and hint. */
+export function scrubError<E extends HostctlError>(err: E, token: string): E {
+  const message = scrub(err.message, token);
+  const hint = err.hint === undefined ? undefined : scrub(err.hint, token);
+  if (message === err.message && hint === err.hint) return err;
+  const Ctor = err.constructor as new (m: string, h?: string, o?: { cause?: unknown; status?: number }) => E;
+  return new Ctor(message, hint, { cause: err.cause, status: err instanceof ApiError ? err.status : undefined });
+}
+
+/** Error codes anywhere in an error's cause chain (undici wraps system errors). */
+export function errorCodes(err: unknown, depth = 0): string[] {
+  if (depth > 5 || !(err instanceof Error || isRecord(err))) return [];
+  const rec = err as unknown as Record<string, unknown>;
+  const out: string[] = [];
+  if (typeof rec.code === 'string') out.push(rec.code);
+  if (typeof rec.name === 'string' && (rec.name === 'AbortError' || rec.name === 'TimeoutError')) out.push(rec.name);
+  if (Array.isArray(rec.errors)) for (const e of rec.errors) out.push(...errorCodes(e, depth + 1));
+  if (rec.cause !== undefined) out.push(...errorCodes(rec.cause, depth + 1));
+  return out;
+}
+
+function firstMessage(err: unknown): string {
+  if (err instanceof Error && err.message) return err.message;
+  return String(err);
+}
+
+const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+export function hostPort(url: URL): string {
+  if (url.port) return url.host;
+  return `${url.hostname}:${url.protocol === 'https:' ? 443 : 80}`;
+}
+
+export interface NetworkContext {
+  url: URL;
+  timeoutMs: number;
+  timedOut: boolean;
+  /** Headers had arrived: the failure happened while reading the body. */
+  midResponse: boolean;
+  token: string;
+  /** The request went through a proxy from HTTPS_PROXY / HTTP_PROXY. */
+  viaProxy?: boolean;
+}
+
+/**
+ * A network failure as a NetworkError. The undici error is not kept as the cause: its
+ * text could carry request details; a scrubbed copy of its code and message is.
+ */
+export function networkError(err: unknown, c: NetworkContext): NetworkError {
+  const codes = errorCodes(err);
+  const host = hostPort(c.url);
+  const has = (...want: string[]) => codes.some((code) => want.includes(code));
+  let message: string;
+  let hint: string | undefined;
+  const proxyStatus = /Proxy response \((\d{3})\)/.exec(firstMessage(err))?.[1];
+  if (proxyStatus) {
+    message = `The proxy refused to connect to ${host} (it answered ${proxyStatus}).`;
+    hint = 'Check HTTPS_PROXY / HTTP_PROXY, or list the host in NO_PROXY to go without the proxy.';
+  } else if (c.timedOut || has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
+    message = `No answer from ${host} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
+  } else if (has('ECONNREFUSED')) {
+    message = `Could not connect to ${host}: connection refused. Is the server running, and is --base-url right?`;
+  } else if (has('ENOTFOUND')) {
+    message = `Could not find the host ${c.url.hostname}: the DNS lookup failed.`;
+    hint = 'Check the host name in --base-url (or HOSTCTL_BASE_URL, or the profile) and your network connection.';
+  } else if (has('EAI_AGAIN')) {
+    message = `Could not look up the host ${c.url.hostname}: the DNS server did not answer.`;
+    hint = 'Check your network connection and try again.';
+  } else if (codes.some((code) => TLS_CODES.test(code))) {
+    const code = codes.find((x) => TLS_CODES.test(x));
+    message = `Could not make a secure connection to ${host} (${code}): the server's TLS certificate was not accepted.`;
+    hint = 'Check the base URL; behind a proxy that inspects TLS, set NODE_EXTRA_CA_CERTS to its CA certificate file.';
+  } else if (has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED')) {
+    message = c.midResponse
+      ? `The connection to ${host} broke off before the whole response had arrived.`
+      : `The connection to ${host} was closed before the server answered.`;
+    hint = 'Try again; if it keeps happening, check the server or any proxy in between.';
+  } else if (has('EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN')) {
+    message = `Could not reach ${host}: no route to the host.`;
+    hint = 'Check your network connection, VPN or proxy settings (HTTPS_PROXY, NO_PROXY).';
+  } else {
+    message = `Could not talk to ${host}: ${oneLine(firstMessage(err), 120)}.`;
+    hint = 'Check --base-url and your network connection; run with --verbose for details.';
+  }
+  if (c.viaProxy && !proxyStatus) hint = `${hint ? `${hint} ` : ''}The request went through the proxy set in HTTPS_PROXY / HTTP_PROXY; check it too.`;
+  const code = codes[0];
+  const cause = new Error(scrub(`${code ? `${code}: ` : ''}${firstMessage(err)}`, c.token));
+  return new NetworkError(scrub(message, c.token), hint && scrub(hint, c.token), { cause });
+}
+
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}

@@ -1,0 +1,210 @@
+// The rate limit as the client sees it: the three X-RateLimit headers and Retry-After on
+// every response, the last state kept per token fingerprint in the state file, pacing
+// before a request when that state says the window is spent, and the wait on a 429.
+
+import type { IO } from '../io.js';
+import type { RateState, StateStore } from '../config/state.js';
+import { RateLimitError } from '../errors.js';
+
+/** Wait on a 429 that names no time at all. */
+export const DEFAULT_RETRY_MS = 5_000;
+/** Never resend a 429 sooner than this, even when told 0: no tight loops. */
+export const MIN_RETRY_MS = 1_000;
+/** A Reset value above this is a Unix time, not seconds to wait. */
+const UNIX_TIME_THRESHOLD = 1e9;
+
+function header(headers: Record<string, string>, name: string): string | undefined {
+  const v = headers[name];
+  return v === undefined ? undefined : v.split(',')[0]!.trim();
+}
+
+function nonNegative(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^\d+(\.\d+)?$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** `X-RateLimit-Reset` as epoch ms: seconds to wait, or a Unix time when above 10^9. */
+export function parseReset(raw: string | undefined, now: number): number | undefined {
+  const n = nonNegative(raw);
+  if (n === undefined) return undefined;
+  return n > UNIX_TIME_THRESHOLD ? Math.round(n * 1000) : now + Math.round(n * 1000);
+}
+
+/** `Retry-After` as milliseconds to wait: delay-seconds or an HTTP date. */
+export function parseRetryAfter(raw: string | undefined, now: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const v = raw.trim();
+  const secs = nonNegative(v);
+  if (secs !== undefined) return Math.round(secs * 1000);
+  // An HTTP date names a weekday and a month; anything else Date.parse might accept
+  // ("12 apples") is not one.
+  if (!/[a-z]{3}/i.test(v)) return undefined;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
+
+export interface RateHeaders {
+  limit?: number;
+  remaining?: number;
+  resetAt?: number;
+}
+
+export function parseRateHeaders(headers: Record<string, string>, now: number): RateHeaders {
+  const limit = nonNegative(header(headers, 'x-ratelimit-limit'));
+  const remaining = nonNegative(header(headers, 'x-ratelimit-remaining'));
+  const resetAt = parseReset(header(headers, 'x-ratelimit-reset'), now);
+  return {
+    limit: limit === undefined ? undefined : Math.floor(limit),
+    remaining: remaining === undefined ? undefined : Math.floor(remaining),
+    resetAt,
+  };
+}
+
+export function hasRateHeaders(h: RateHeaders): boolean {
+  return h.limit !== undefined || h.remaining !== undefined || h.resetAt !== undefined;
+}
+
+/** How long to wait after a 429: Retry-After, else Reset, else a small default. */
+export function retryDelayMs(headers: Record<string, string>, now: number): number {
+  const retryAfter = parseRetryAfter(headers['retry-after'], now);
+  let ms = retryAfter;
+  if (ms === undefined) {
+    const resetAt = parseReset(header(headers, 'x-ratelimit-reset'), now);
+    if (resetAt !== undefined) ms = resetAt - now;
+  }
+  return Math.max(MIN_RETRY_MS, ms ?? DEFAULT_RETRY_MS);
+}
+
+function seconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+function clock(at: number): string {
+  return new Date(at).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+export interface RateLimiterOptions {
+  state: StateStore;
+  fingerprint: string;
+  io: IO;
+  /** false with --no-wait. */
+  wait: boolean;
+  maxWaitMs: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The rate-limit bookkeeping of one client (one command). */
+export class RateLimiter {
+  /** Total time this client has waited, against --max-wait. */
+  waitedMs = 0;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly o: RateLimiterOptions) {
+    this.now = o.now ?? Date.now;
+    this.sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  current(): RateState | undefined {
+    return this.o.state.getRate(this.o.fingerprint);
+  }
+
+  /**
+   * Before a request: when the last state seen says the window is spent, wait until it
+   * resets rather than collect a 429. Counts the request against the window locally,
+   * so several requests of one command pace themselves even between responses.
+   */
+  async beforeSend(): Promise<void> {
+    const s = this.current();
+    const now = this.now();
+    if (s?.remaining !== undefined && s.resetAt !== undefined && s.resetAt > now) {
+      if (s.remaining <= 0) {
+        await this.waitFor(s.resetAt - now, 'paced');
+      } else {
+        this.o.state.setRate(this.o.fingerprint, { ...s, remaining: s.remaining - 1 });
+      }
+    }
+  }
+
+  /** After every response (but a 401, whose headers count failures, not this token). */
+  onResponse(headers: Record<string, string>): void {
+    const now = this.now();
+    const h = parseRateHeaders(headers, now);
+    if (!hasRateHeaders(h)) return;
+    const prev = this.current();
+    this.o.state.setRate(this.o.fingerprint, {
+      limit: h.limit ?? prev?.limit,
+      remaining: h.remaining ?? prev?.remaining,
+      resetAt: h.resetAt ?? prev?.resetAt,
+      seenAt: now,
+    });
+  }
+
+  /** On a 429: wait as told (within --max-wait) and return, or throw RateLimitError. */
+  async on429(headers: Record<string, string>): Promise<void> {
+    const now = this.now();
+    const ms = retryDelayMs(headers, now);
+    const prev = this.current();
+    // The window is spent whatever the headers said; the next command must know. Retry-After
+    // says when a request is welcome again; a Reset further off (the end of a window that
+    // started earlier) must not make the retry wait for it.
+    this.o.state.setRate(this.o.fingerprint, {
+      limit: prev?.limit,
+      remaining: 0,
+      resetAt: now + ms,
+      seenAt: now,
+    });
+    await this.waitFor(ms, '429');
+  }
+
+  private async waitFor(ms: number, why: 'paced' | '429'): Promise<void> {
+    const at = this.now() + ms;
+    const secs = seconds(ms);
+    const reached = why === '429' ? 'The API rate limit for this token is reached' : 'The rate limit window for this token is spent';
+    if (!this.o.wait) {
+      this.o.state.save();
+      throw new RateLimitError(
+        `${reached}; it frees up in ${secs}s (at ${clock(at)}), and --no-wait is set.`,
+        `Run the command again after ${secs}s, or leave out --no-wait to let hostctl wait.`,
+      );
+    }
+    const left = this.o.maxWaitMs - this.waitedMs;
+    if (ms > left) {
+      this.o.state.save();
+      const spent = this.waitedMs > 0 ? `only ${seconds(Math.max(0, left))}s of --max-wait is left` : `--max-wait allows ${Math.floor(this.o.maxWaitMs / 1000)}s`;
+      throw new RateLimitError(
+        `${reached}; it frees up in ${secs}s (at ${clock(at)}), but ${spent}.`,
+        `Run the command again after ${clock(at)}, or raise --max-wait.`,
+      );
+    }
+    // Saved before the wait, so that an interrupted wait still leaves the state behind.
+    this.o.state.save();
+    this.waitedMs += ms;
+    await this.countdown(ms, why);
+  }
+
+  private async countdown(ms: number, why: 'paced' | '429'): Promise<void> {
+    const io = this.o.io;
+    const label = why === '429' ? 'Rate limit reached' : 'Rate limit window spent';
+    if (!io.spinnerAllowed) {
+      io.note(`${label}: waiting ${seconds(ms)}s before ${why === '429' ? 'retrying' : 'sending'} (--no-wait to fail instead).`);
+      await this.sleep(ms);
+      return;
+    }
+    const end = this.now() + ms;
+    const spinner = await io.spinner(`${label}: waiting ${seconds(ms)}s…`);
+    try {
+      for (;;) {
+        const left = end - this.now();
+        if (left <= 0) break;
+        spinner.text(`${label}: waiting ${seconds(left)}s… (Ctrl-C to stop)`);
+        await this.sleep(Math.min(1000, left));
+      }
+    } finally {
+      spinner.stop();
+    }
+  }
+}

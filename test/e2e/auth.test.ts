@@ -1,0 +1,323 @@
+// auth login / status / logout / token end to end, without the OS keychain: the token
+// from HOSTCTL_TOKEN or from an --insecure-storage file, the checks before storing, and
+// the lockout guard seen from the sandbox's side. The keychain itself: keychain.test.ts.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, runInPtyInteractive, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+
+let sandbox: Sandbox;
+let home: { path: string; cleanup(): void };
+let config: { path: string; cleanup(): void };
+
+interface SandboxRequest {
+  method: string;
+  path: string;
+  status: number;
+  token: string | null;
+}
+
+async function admin(path: string, init?: RequestInit): Promise<Response> {
+  return fetch(`${sandbox.origin}/_sandbox${path}`, init);
+}
+
+async function requests(): Promise<SandboxRequest[]> {
+  return (await (await admin('/requests')).json()) as SandboxRequest[];
+}
+
+async function clearRequests(): Promise<void> {
+  await admin('/requests', { method: 'DELETE' });
+}
+
+async function newToken(name: string): Promise<string> {
+  const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function revoke(name: string): Promise<void> {
+  expect((await admin(`/tokens/${encodeURIComponent(name)}`, { method: 'DELETE' })).status).toBe(204);
+}
+
+/** Every file under dir whose content holds `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
+/** hostctl with its own HOME and config dir; no token unless the test gives one. */
+function hostctl(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<RunResult> {
+  return runCli(args, {
+    input: opts.input,
+    env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, ...opts.env },
+  });
+}
+
+function readConfigFile(): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(config.path, 'config.json'), 'utf8')) as Record<string, unknown>;
+}
+
+let counter = 0;
+const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  await sandbox?.stop();
+});
+beforeEach(async () => {
+  home = tmpDir('hostctl-home-');
+  config = tmpDir('hostctl-config-');
+  await clearRequests();
+});
+afterEach(() => {
+  home.cleanup();
+  config.cleanup();
+});
+
+describe('auth token and auth status with HOSTCTL_TOKEN', () => {
+  it('auth token prints the token from HOSTCTL_TOKEN, with a newline, and sends nothing', async () => {
+    const r = await hostctl(['auth', 'token'], { env: { HOSTCTL_TOKEN: sandbox.token } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${sandbox.token}\n`);
+    expect(await requests()).toHaveLength(0);
+  });
+
+  it('auth token exits 4 when there is no token anywhere', async () => {
+    const r = await hostctl(['auth', 'token'], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/No token for profile "default"/);
+    expect(r.stderr).toMatch(/hostctl auth login/);
+  });
+
+  it('auth status shows the source, the base URL and where it came from, and …last4 only', async () => {
+    const r = await hostctl(['auth', 'status'], { env: { HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`…${sandbox.token.slice(-4)} from HOSTCTL_TOKEN`);
+    expect(r.stdout).toContain(`${sandbox.baseUrl} (from HOSTCTL_BASE_URL)`);
+    expect(r.stdout).toMatch(/Profile: +default \(default\)/);
+    expect(r.stdout).toMatch(/Rejected: +no/);
+    expect(r.stdout + r.stderr).not.toContain(sandbox.token);
+    expect(await requests()).toHaveLength(0);
+  });
+
+  it('auth status --json prints one object; --check spends exactly one request', async () => {
+    const r = await hostctl(['auth', 'status', '--check', '--json'], { env: { HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl } });
+    expect(r.code).toBe(0);
+    const status = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(status).toMatchObject({
+      profile: 'default',
+      baseUrl: sandbox.baseUrl,
+      baseUrlFrom: 'HOSTCTL_BASE_URL',
+      tokenSource: 'env',
+      token: `…${sandbox.token.slice(-4)}`,
+      rejected: false,
+      check: 'accepted',
+    });
+    expect(r.stdout).not.toContain(sandbox.token);
+    const seen = await requests();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: 'GET', status: 200, token: 'sandbox' });
+  });
+});
+
+describe('auth login', () => {
+  it('with --with-token and no TTY: one request, then a 0600 file with --insecure-storage, and a warning', async () => {
+    const r = await hostctl(['auth', 'login', '-v', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: `${sandbox.token}\n` });
+    expect(r.stderr).toMatch(/warning:.*clear text/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).not.toContain(sandbox.token);
+    expect(await requests()).toHaveLength(1);
+
+    const file = join(config.path, 'tokens', 'default');
+    expect(readFileSync(file, 'utf8').trim()).toBe(sandbox.token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(config.path, 'tokens')).mode & 0o777).toBe(0o700);
+    const cfg = readConfigFile();
+    expect(cfg).toMatchObject({ profiles: { default: { baseUrl: sandbox.baseUrl, storage: 'file' } } });
+    expect(typeof (cfg.profiles as Record<string, Record<string, unknown>>).default?.storedAt).toBe('string');
+    // The opted-in file is the only place the token was written.
+    expect(filesContaining(config.path, sandbox.token)).toEqual([file]);
+    expect(filesContaining(home.path, sandbox.token)).toEqual([]);
+  });
+
+  it('later commands use the file with no HOSTCTL_TOKEN, warning at every use; logout removes it', async () => {
+    expect((await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: sandbox.token })).code).toBe(0);
+
+    const token = await hostctl(['auth', 'token']);
+    expect(token.code).toBe(0);
+    expect(token.stdout).toBe(`${sandbox.token}\n`);
+    expect(token.stderr).toMatch(/warning:.*clear text/);
+
+    await clearRequests();
+    const status = await hostctl(['auth', 'status', '--check']);
+    expect(status.code).toBe(0);
+    expect(status.stderr).toMatch(/warning:.*clear text/);
+    expect(status.stdout).toMatch(/Token: +…\S{4} from the file /);
+    expect(status.stdout).toMatch(/Base URL: .*\(from profile "default"\)/);
+    expect(status.stdout).toMatch(/Stored: +\d{4}-\d\d-\d\dT/);
+    expect(status.stdout).toMatch(/Check: +accepted/);
+    expect(await requests()).toHaveLength(1);
+
+    const out = await hostctl(['auth', 'logout']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/removed the token from the file/);
+    expect(filesContaining(config.path, sandbox.token)).toEqual([]);
+    expect(readConfigFile()).toEqual({ profiles: { default: { baseUrl: sandbox.baseUrl } } });
+
+    const after = await hostctl(['auth', 'token'], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
+    expect(after.code).toBe(4);
+    expect(after.stdout).toBe('');
+  });
+
+  it('logout with nothing stored says so and exits 0', async () => {
+    const r = await hostctl(['auth', 'logout'], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/nothing to remove/);
+  });
+
+  it('without --with-token and with no TTY: a usage error naming --with-token, no request, nothing stored', async () => {
+    const r = await hostctl(['auth', 'login', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: sandbox.token });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--with-token/);
+    expect(await requests()).toHaveLength(0);
+    expect(filesContaining(config.path, sandbox.token)).toEqual([]);
+  });
+
+  it('with no base URL anywhere: exit 2 before reading the token', async () => {
+    const r = await hostctl(['auth', 'login', '--with-token', '--insecure-storage'], { input: sandbox.token });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/No base URL/);
+  });
+
+  it('refuses a plain-http base URL that is not loopback (exit 2), with no request', async () => {
+    const r = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', 'http://api.example.invalid/v1'], { input: sandbox.token });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/https/);
+  });
+
+  it('refuses stdin that is not one token, without echoing it', async () => {
+    const junk = 'abc def\nsecond-line-SECRET';
+    const r = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: junk });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('SECRET');
+    expect(await requests()).toHaveLength(0);
+  });
+
+  it('a rejected token: exit 4, nothing stored, and a second login with it sends nothing', async () => {
+    const bogus = `made-up-${uniqueName('tok')}-WXYZ`;
+    const first = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: bogus });
+    expect(first.code).toBe(4);
+    expect(first.stderr).not.toContain(bogus);
+    expect(await requests()).toHaveLength(1);
+    expect(filesContaining(config.path, bogus)).toEqual([]);
+    expect(filesContaining(home.path, bogus)).toEqual([]);
+    const cfg = (() => {
+      try {
+        return readConfigFile();
+      } catch {
+        return {};
+      }
+    })();
+    expect(JSON.stringify(cfg)).not.toMatch(/storage/);
+
+    const second = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: bogus });
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(/will not send it again/);
+    expect(await requests()).toHaveLength(1);
+  });
+
+  it('a hidden prompt on a terminal: the token is not echoed, and is stored', async () => {
+    const r = await runInPtyInteractive(
+      ['auth', 'login', '--insecure-storage', '--base-url', sandbox.baseUrl],
+      [{ waitFor: /input is hidden/, send: `${sandbox.token}\r` }],
+      { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Logged in/);
+    expect(r.stdout).not.toContain(sandbox.token);
+    expect(r.stdout).not.toContain(sandbox.token.slice(0, 8));
+    expect(readFileSync(join(config.path, 'tokens', 'default'), 'utf8').trim()).toBe(sandbox.token);
+  });
+
+  it('--profile decides where it goes; the other profiles are untouched', async () => {
+    expect((await hostctl(['config', 'set', 'profiles.other.output', 'json'])).code).toBe(0);
+    const r = await hostctl(['--profile', 'staging', 'auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: sandbox.token });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/profile "staging"/);
+    expect(r.stderr).toMatch(/defaultProfile staging/);
+    expect(readConfigFile()).toMatchObject({ profiles: { other: { output: 'json' }, staging: { baseUrl: sandbox.baseUrl, storage: 'file' } } });
+    expect(readFileSync(join(config.path, 'tokens', 'staging'), 'utf8').trim()).toBe(sandbox.token);
+    expect((await hostctl(['auth', 'token'], { env: { HOSTCTL_PROFILE: 'staging' } })).stdout).toBe(`${sandbox.token}\n`);
+    expect((await hostctl(['auth', 'token'], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } })).code).toBe(4);
+  });
+});
+
+describe('the lockout guard, seen from the sandbox', () => {
+  it('two commands with a revoked token cause exactly one request; the message says how to replace it', async () => {
+    const name = uniqueName('revoked');
+    const token = await newToken(name);
+    await revoke(name);
+    const env = { HOSTCTL_TOKEN: token, HOSTCTL_BASE_URL: sandbox.baseUrl };
+
+    const first = await hostctl(['auth', 'status', '--check'], { env });
+    expect(first.code).toBe(4);
+    const second = await hostctl(['auth', 'status', '--check', '-v'], { env });
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(/will not send it again/);
+    expect(second.stderr).toMatch(/auth login/);
+    expect(second.stdout).toMatch(/Rejected: +yes/);
+
+    const seen = await requests();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.status).toBe(401);
+    for (const r of [first, second]) expect(r.stdout + r.stderr).not.toContain(token);
+    // The state file keeps the fingerprint, never the token.
+    expect(filesContaining(config.path, token)).toEqual([]);
+  });
+
+  it('holds across commands: status --check, then a resource command, still one request', async () => {
+    const name = uniqueName('revoked');
+    const token = await newToken(name);
+    await revoke(name);
+    const env = { HOSTCTL_TOKEN: token, HOSTCTL_BASE_URL: sandbox.baseUrl };
+    expect((await hostctl(['auth', 'status', '--check'], { env })).code).toBe(4);
+    const list = await hostctl(['apps', 'list', '--json'], { env });
+    expect(list.code).toBe(4);
+    expect(list.stdout).toBe('');
+    expect(await requests()).toHaveLength(1);
+  });
+
+  it('a stored token revoked in the dashboard: rejected once, then a login with a new token clears the way', async () => {
+    const oldName = uniqueName('old');
+    const oldToken = await newToken(oldName);
+    expect((await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: oldToken })).code).toBe(0);
+    await revoke(oldName);
+    await clearRequests();
+
+    expect((await hostctl(['auth', 'status', '--check'])).code).toBe(4);
+    const blocked = await hostctl(['auth', 'status', '--check', '--json']);
+    expect(blocked.code).toBe(4);
+    expect(JSON.parse(blocked.stdout)).toMatchObject({ tokenSource: 'file', rejected: true });
+    expect(await requests()).toHaveLength(1);
+
+    const newTok = await newToken(uniqueName('new'));
+    expect((await hostctl(['auth', 'login', '--with-token', '--insecure-storage'], { input: newTok })).code).toBe(0);
+    const ok = await hostctl(['auth', 'status', '--check', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ tokenSource: 'file', token: `…${newTok.slice(-4)}`, rejected: false, check: 'accepted' });
+    expect(await requests()).toHaveLength(3);
+  });
+});

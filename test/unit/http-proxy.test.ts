@@ -1,0 +1,55 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { NetworkError } from '../../src/errors.js';
+import { TOKEN, cleanupDirs, closedPort, harness, json, rejection, stub, type Harness, type Stub } from './http-support.js';
+
+const open: Array<Stub | Harness> = [];
+const saved = { ...process.env };
+beforeEach(() => {
+  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[k];
+});
+afterEach(async () => {
+  for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
+  process.env = { ...saved };
+});
+afterAll(cleanupDirs);
+
+describe('proxies', () => {
+  it('HTTPS_PROXY is used for a remote host: a CONNECT tunnel, the token never in the clear', async () => {
+    const connects: IncomingMessage[] = [];
+    const sockets = new Set<Socket>();
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+      connects.push(req);
+      sockets.add(socket);
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const port = (proxy.address() as AddressInfo).port;
+    process.env.HTTPS_PROXY = `http://127.0.0.1:${port}`;
+    const h = harness('https://api.hostctl-test.invalid/v1');
+    open.push(h);
+    try {
+      const err = await rejection(h.client.request({ path: '/apps' }));
+      expect(err).toBeInstanceOf(NetworkError);
+      expect(err.message).not.toContain(TOKEN);
+      expect(err.message).toBe('The proxy refused to connect to api.hostctl-test.invalid:443 (it answered 502).');
+      expect(connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:443']);
+      expect(JSON.stringify(connects[0]!.headers)).not.toContain(TOKEN);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
+  it('loopback hosts never go through the proxy', async () => {
+    process.env.HTTP_PROXY = `http://127.0.0.1:${await closedPort()}`;
+    const s = await stub((_req, res) => json(res, ['direct']));
+    open.push(s);
+    const h = harness(s.baseUrl);
+    open.push(h);
+    const res = await h.client.request({ path: '/apps' });
+    expect(res.json()).toEqual(['direct']);
+  });
+});

@@ -1,0 +1,193 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { IO } from '../../src/io.js';
+import { RateLimitError } from '../../src/errors.js';
+import {
+  DEFAULT_RETRY_MS,
+  MIN_RETRY_MS,
+  RateLimiter,
+  parseRateHeaders,
+  parseReset,
+  parseRetryAfter,
+  retryDelayMs,
+} from '../../src/http/ratelimit.js';
+import { MemoryStream, cleanupDirs, newState, rejection } from './http-support.js';
+
+afterAll(cleanupDirs);
+
+const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+describe('header parsing', () => {
+  it('Reset as seconds to wait', () => {
+    expect(parseReset('42', NOW)).toBe(NOW + 42_000);
+    expect(parseReset('0', NOW)).toBe(NOW);
+    expect(parseReset('1.5', NOW)).toBe(NOW + 1500);
+  });
+
+  it('Reset as a Unix time (above 10^9)', () => {
+    const unix = NOW / 1000 + 30;
+    expect(parseReset(String(unix), NOW)).toBe(NOW + 30_000);
+  });
+
+  it('Reset that is not a number is ignored', () => {
+    expect(parseReset(undefined, NOW)).toBeUndefined();
+    expect(parseReset('soon', NOW)).toBeUndefined();
+    expect(parseReset('-5', NOW)).toBeUndefined();
+  });
+
+  it('Retry-After as seconds', () => {
+    expect(parseRetryAfter('12', NOW)).toBe(12_000);
+    expect(parseRetryAfter(' 0 ', NOW)).toBe(0);
+  });
+
+  it('Retry-After as an HTTP date', () => {
+    const date = new Date(NOW + 90_000).toUTCString();
+    expect(date).toMatch(/GMT$/);
+    expect(parseRetryAfter(date, NOW)).toBe(90_000);
+    expect(parseRetryAfter(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
+  });
+
+  it('Retry-After that is neither is ignored', () => {
+    expect(parseRetryAfter('12 apples', NOW)).toBeUndefined();
+    expect(parseRetryAfter('-3', NOW)).toBeUndefined();
+    expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+  });
+
+  it('reads the three X-RateLimit headers', () => {
+    expect(parseRateHeaders({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '17', 'x-ratelimit-reset': '42' }, NOW)).toEqual({
+      limit: 20,
+      remaining: 17,
+      resetAt: NOW + 42_000,
+    });
+    expect(parseRateHeaders({}, NOW)).toEqual({ limit: undefined, remaining: undefined, resetAt: undefined });
+  });
+
+  it('the wait on a 429: Retry-After, else Reset, else a default; never below the minimum', () => {
+    expect(retryDelayMs({ 'retry-after': '3', 'x-ratelimit-reset': '50' }, NOW)).toBe(3000);
+    expect(retryDelayMs({ 'x-ratelimit-reset': '50' }, NOW)).toBe(50_000);
+    expect(retryDelayMs({ 'x-ratelimit-reset': String(NOW / 1000 + 8) }, NOW)).toBe(8000);
+    expect(retryDelayMs({}, NOW)).toBe(DEFAULT_RETRY_MS);
+    expect(retryDelayMs({ 'retry-after': '0' }, NOW)).toBe(MIN_RETRY_MS);
+  });
+});
+
+function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
+  const { state } = newState();
+  const stderr = new MemoryStream();
+  const io = new IO({ stderr, stdout: new MemoryStream(), env: {} });
+  let now = NOW;
+  const sleeps: number[] = [];
+  const rl = new RateLimiter({
+    state,
+    fingerprint: 'fp',
+    io,
+    wait: over.wait ?? true,
+    maxWaitMs: over.maxWaitMs ?? 120_000,
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms;
+    },
+  });
+  return { rl, state, stderr, sleeps };
+}
+
+describe('RateLimiter', () => {
+  it('paces: a spent window in the saved state means waiting until its reset', async () => {
+    const { rl, state, sleeps, stderr } = limiter();
+    state.setRate('fp', { limit: 20, remaining: 0, resetAt: NOW + 12_000, seenAt: NOW - 1000 });
+    await rl.beforeSend();
+    expect(sleeps).toEqual([12_000]);
+    expect(stderr.text).toBe('Rate limit window spent: waiting 12s before sending (--no-wait to fail instead).\n');
+  });
+
+  it('does not pace when the reset is past or requests are left', async () => {
+    const { rl, state, sleeps } = limiter();
+    state.setRate('fp', { limit: 20, remaining: 0, resetAt: NOW - 1, seenAt: NOW - 60_000 });
+    await rl.beforeSend();
+    state.setRate('fp', { limit: 20, remaining: 3, resetAt: NOW + 30_000, seenAt: NOW });
+    await rl.beforeSend();
+    expect(sleeps).toEqual([]);
+  });
+
+  it('counts requests down locally between responses, then paces', async () => {
+    const { rl, state, sleeps } = limiter();
+    state.setRate('fp', { limit: 20, remaining: 2, resetAt: NOW + 30_000, seenAt: NOW });
+    await rl.beforeSend();
+    await rl.beforeSend();
+    expect(state.getRate('fp')?.remaining).toBe(0);
+    expect(sleeps).toEqual([]);
+    await rl.beforeSend();
+    expect(sleeps).toEqual([30_000]);
+  });
+
+  it('after a 429, Retry-After decides when to send again, not a Reset further off', async () => {
+    const { rl, state, sleeps } = limiter();
+    state.setRate('fp', { limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW });
+    await rl.on429({ 'retry-after': '2', 'x-ratelimit-reset': String(Math.ceil((NOW + 60_000) / 1000)) });
+    expect(sleeps).toEqual([2000]);
+    expect(state.getRate('fp')).toMatchObject({ remaining: 0, resetAt: NOW + 2000 });
+  });
+
+  it('on a 429 waits Retry-After and records the spent window', async () => {
+    const { rl, state, sleeps } = limiter();
+    await rl.on429({ 'retry-after': '4' });
+    expect(sleeps).toEqual([4000]);
+    expect(rl.waitedMs).toBe(4000);
+    expect(state.getRate('fp')).toMatchObject({ remaining: 0, resetAt: NOW + 4000 });
+  });
+
+  it('--no-wait: RateLimitError at once, no sleep', async () => {
+    const { rl, sleeps } = limiter({ wait: false });
+    const err = await rejection(rl.on429({ 'retry-after': '4' }));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.message).toContain('--no-wait');
+    expect(sleeps).toEqual([]);
+  });
+
+  it('--max-wait: the total wait of one command is bounded; past it RateLimitError without waiting', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
+    await rl.on429({ 'retry-after': '6' });
+    const err = await rejection(rl.on429({ 'retry-after': '6' }));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.message).toContain('only 4s of --max-wait is left');
+    expect(sleeps).toEqual([6000]);
+  });
+
+  it('keeps the limit and fills gaps from the previous state', () => {
+    const { rl, state } = limiter();
+    rl.onResponse({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '10' });
+    rl.onResponse({ 'x-ratelimit-remaining': '4' });
+    expect(state.getRate('fp')).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 10_000, seenAt: NOW });
+    rl.onResponse({});
+    expect(state.getRate('fp')?.remaining).toBe(4);
+  });
+});
+
+describe('the wait on a terminal', () => {
+  it('shows a countdown spinner on a TTY instead of the note line', async () => {
+    const { state } = newState();
+    const stderr = new MemoryStream();
+    stderr.isTTY = true;
+    const io = new IO({ stderr, stdout: new MemoryStream(), env: { FORCE_COLOR: '1' } });
+    expect(io.spinnerAllowed).toBe(true);
+    let now = NOW;
+    const texts: string[] = [];
+    const rl = new RateLimiter({
+      state,
+      fingerprint: 'fp',
+      io,
+      wait: true,
+      maxWaitMs: 60_000,
+      now: () => now,
+      sleep: async (ms) => {
+        texts.push(stderr.text);
+        now += ms;
+      },
+    });
+    await rl.on429({ 'retry-after': '3' });
+    io.stopSpinners();
+    expect(texts).toHaveLength(3);
+    expect(stderr.text).toContain('Rate limit reached: waiting 3s');
+    expect(stderr.text).not.toContain('--no-wait to fail instead');
+  });
+});

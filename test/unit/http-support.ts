@@ -1,0 +1,157 @@
+// Small loopback stub servers and a client wired to a temp state file and in-memory IO,
+// for the unit tests of src/http/.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { IO } from '../../src/io.js';
+import { StateStore } from '../../src/config/state.js';
+import { makeToken } from '../../src/auth/token.js';
+import { HttpClient, type HttpClientOptions } from '../../src/http/client.js';
+
+export const TOKEN = 'hct_unit_TEST_secret_token_9f3a2b7c';
+
+export interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface Stub {
+  origin: string;
+  baseUrl: string;
+  port: number;
+  seen: Seen[];
+  close(): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, n: number) => void;
+
+export async function stub(handler: Handler): Promise<Stub> {
+  const seen: Seen[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      seen.push(entry);
+      try {
+        handler(req, res, entry, seen.length);
+      } catch (err) {
+        res.statusCode = 599;
+        res.end(String(err));
+      }
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/v1`,
+    port,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function json(res: ServerResponse, body: unknown, status = 200, headers: Record<string, string | number> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export class MemoryStream extends Writable {
+  text = '';
+  isTTY?: boolean;
+  // What ora calls on a terminal stream.
+  cursorTo(): boolean {
+    return true;
+  }
+  clearLine(): boolean {
+    return true;
+  }
+  moveCursor(): boolean {
+    return true;
+  }
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: () => void): void {
+    this.text += chunk.toString();
+    cb();
+  }
+}
+
+export interface Harness {
+  client: HttpClient;
+  state: StateStore;
+  stderr: MemoryStream;
+  io: IO;
+  statePath: string;
+  fingerprint: string;
+  done(): Promise<void>;
+}
+
+const dirs: string[] = [];
+
+export function newState(): { state: StateStore; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'hostctl-http-'));
+  dirs.push(dir);
+  const path = join(dir, 'state.json');
+  return { state: new StateStore(path), path };
+}
+
+export function cleanupDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export function harness(baseUrl: string, over: Partial<HttpClientOptions> = {}, state?: { state: StateStore; path: string }): Harness {
+  const s = state ?? newState();
+  const stderr = new MemoryStream();
+  const stdout = new MemoryStream();
+  const io = new IO({ stdout, stderr, env: {} });
+  const token = over.token ?? makeToken(TOKEN, 'env');
+  const client = new HttpClient({
+    baseUrl: new URL(baseUrl),
+    token,
+    userAgent: 'hostctl/test',
+    timeoutMs: 5_000,
+    maxWaitMs: 120_000,
+    wait: true,
+    verbose: false,
+    state: s.state,
+    io,
+    ...over,
+  });
+  return { client, state: s.state, stderr, io, statePath: s.path, fingerprint: token.fingerprint, done: () => client.close() };
+}
+
+/** The promise's rejection, or a failure when it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof Error) return err;
+    throw new Error(`rejected with a non-Error: ${String(err)}`);
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
