@@ -1,4 +1,138 @@
+// `list` and `get` for every resource in the table (src/resources.ts): one implementation,
+// seven resources.
+
 import type { Context } from '../context.js';
-import type { Resource } from '../resources.js';
-export async function listRun(_ctx: Context, _r: Resource, _opts: Record<string, unknown>): Promise<void> {}
-export async function getRun(_ctx: Context, _r: Resource, _ids: string[]): Promise<void> {}
+import { NotFoundError, UsageError } from '../errors.js';
+import { findResource, idProblem, type Resource } from '../resources.js';
+import type { ApiRequest } from '../http/client.js';
+
+export interface ListOptions {
+  limit?: string;
+  all?: boolean;
+  page?: string;
+  environment?: string;
+}
+
+/** The longest URL one batch `get` sends; longer batches are split. */
+export const MAX_URL_BYTES = 4096;
+
+function positiveInt(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new UsageError(`${flag} takes a whole number from 1 up, not "${raw}".`, `For example: ${flag} 10`);
+  }
+  return Number(raw);
+}
+
+function publicIdOf(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
+  const id = (item as Record<string, unknown>).publicId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function checkIds(resource: Resource, ids: readonly string[]): void {
+  for (const id of ids) {
+    const problem = idProblem(resource, id);
+    if (problem) throw new UsageError(`${problem}.`, `Run "hostctl ${resource.name} list" to see the IDs.`);
+  }
+}
+
+export async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Promise<void> {
+  // Everything the user typed is checked before a request is sent.
+  const limit = positiveInt(opts.limit, '--limit');
+  const page = positiveInt(opts.page, '--page');
+  let path = resource.path;
+  if (opts.environment !== undefined) {
+    const environments = findResource('environments');
+    if (environments) checkIds(environments, [opts.environment]);
+    path = `/environments/${encodeURIComponent(opts.environment)}/deployments`;
+  }
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+
+  const http = await ctx.http();
+  const [{ walkPages }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  const spinner = await ctx.io.spinner(`Fetching ${resource.name}…`);
+  const profile = ctx.profileName();
+  let count = 0;
+  try {
+    for await (const items of walkPages(http, { path }, {
+      all: opts.all === true,
+      limit,
+      page,
+      onPage: (pages, n) => spinner.text(`Fetching ${resource.name}… page ${pages}, ${n} so far`),
+    })) {
+      count += items.length;
+      ctx.state().rememberIds(profile, resource.name, items.map(publicIdOf).filter((id): id is string => id !== undefined));
+      printer.add(items);
+    }
+  } finally {
+    spinner.stop();
+  }
+  await printer.end('list');
+  if (count === 0 && format === 'table') ctx.io.note(`No ${resource.name} found.`);
+}
+
+/** Splits IDs into batches whose request URL stays within MAX_URL_BYTES. */
+export function batchIds(baseLength: number, ids: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let length = baseLength;
+  for (const id of ids) {
+    const part = `publicId[]=${encodeURIComponent(id)}`.length + 1;
+    if (current.length > 0 && length + part > MAX_URL_BYTES) {
+      batches.push(current);
+      current = [];
+      length = baseLength;
+    }
+    current.push(id);
+    length += part;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+export async function getRun(ctx: Context, resource: Resource, rawIds: string[]): Promise<void> {
+  checkIds(resource, rawIds);
+  const ids = [...new Set(rawIds)];
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+
+  const http = await ctx.http();
+  const [{ pageOf }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
+  const found = new Map<string, unknown>();
+  const spinner = await ctx.io.spinner(`Fetching ${ids.length === 1 ? resource.singular : resource.name}…`);
+  try {
+    for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
+      const wanted = new Set(batch);
+      let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const) };
+      // One request per batch. A server that still pages the filtered result says so with
+      // a next link (Link header or envelope); follow only that, never guess page numbers.
+      while (req) {
+        const res = await http.request(req);
+        const { items, next } = pageOf(res.json(), res.headers, res.url);
+        for (const item of items) {
+          const id = publicIdOf(item);
+          if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+        }
+        const missing = batch.some((id) => !found.has(id));
+        req = next && missing && items.length > 0 ? { path: next.href } : undefined;
+      }
+    }
+  } finally {
+    spinner.stop();
+  }
+
+  ctx.state().rememberIds(ctx.profileName(), resource.name, [...found.keys()]);
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  const missing: string[] = [];
+  for (const id of ids) {
+    const item = found.get(id);
+    if (item === undefined) missing.push(id);
+    else printer.add([item]);
+  }
+  if (found.size > 0) await printer.end(rawIds.length === 1 ? 'single' : 'list');
+  for (const id of missing) ctx.io.stderr.write(`not found: ${id}\n`);
+  if (missing.length > 0) throw new NotFoundError('');
+}

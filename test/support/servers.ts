@@ -1,0 +1,113 @@
+// One face for the two platform servers the e2e suite runs against: our sandbox (spawned
+// as `hostctl sandbox`, a child process) and the independent alt server (in-process),
+// which follows the platform document but chooses differently where it is silent.
+
+import { startSandbox } from './cli.js';
+import { startAltServer, toJsonText } from './alt-server.js';
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: string;
+}
+
+export interface PlatformServer {
+  readonly name: 'sandbox' | 'alt';
+  readonly baseUrl: string;
+  readonly token: string;
+  /** Requests to /v1 the server received since the last clear. */
+  requests(): Promise<LoggedRequest[]>;
+  clearRequests(): Promise<void>;
+  /** Inserts objects as given (publicId included); RawJson values keep their exact text. */
+  plant(resource: string, objects: Record<string, unknown>[]): Promise<void>;
+  /** Every object of a collection, read straight from the server (not through hostctl). */
+  all(resource: string): Promise<Record<string, unknown>[]>;
+  stop(): Promise<void>;
+}
+
+function splitPathQuery(pathAndQuery: string): { path: string; query: string } {
+  const i = pathAndQuery.indexOf('?');
+  return i === -1 ? { path: pathAndQuery, query: '' } : { path: pathAndQuery.slice(0, i), query: pathAndQuery.slice(i + 1) };
+}
+
+function asRecords(v: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(v)) throw new Error(`expected an array, got ${JSON.stringify(v).slice(0, 200)}`);
+  return v as Record<string, unknown>[];
+}
+
+export async function startSandboxServer(args: string[] = []): Promise<PlatformServer> {
+  const sb = await startSandbox(args);
+  const admin = (path: string, init?: RequestInit) => fetch(`${sb.origin}/_sandbox${path}`, init);
+  return {
+    name: 'sandbox',
+    baseUrl: sb.baseUrl,
+    token: sb.token,
+    async requests() {
+      const res = await admin('/requests');
+      return asRecords(await res.json()).map((r) => {
+        const { path, query } = splitPathQuery(String(r.path));
+        return { method: String(r.method), path, query: typeof r.query === 'string' ? r.query : query };
+      });
+    },
+    async clearRequests() {
+      await admin('/requests', { method: 'DELETE' });
+    },
+    async plant(resource, objects) {
+      const res = await admin(`/objects/${resource}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: toJsonText(objects),
+      });
+      if (!res.ok) throw new Error(`planting ${resource} failed: ${res.status} ${await res.text()}`);
+    },
+    async all(resource) {
+      // The JSON-LD form says how many there are; one page with a large page size is enough.
+      const out: Record<string, unknown>[] = [];
+      for (let page = 1; page < 1000; page++) {
+        const res = await fetch(`${sb.baseUrl}/${resource}?page=${page}`, {
+          headers: { accept: 'application/json', authorization: `Bearer ${sb.token}` },
+        });
+        const items = asRecords(await res.json());
+        if (items.length === 0) break;
+        out.push(...items);
+      }
+      return out;
+    },
+    stop: () => sb.stop(),
+  };
+}
+
+export async function startAlt(options: Parameters<typeof startAltServer>[0] = {}): Promise<PlatformServer & { alt: Awaited<ReturnType<typeof startAltServer>> }> {
+  const alt = await startAltServer(options);
+  return {
+    name: 'alt',
+    alt,
+    baseUrl: alt.baseUrl,
+    token: alt.token,
+    async requests() {
+      return alt.requests.map((r: { method: string; path: string; query: string }) => ({ method: r.method, path: r.path, query: r.query }));
+    },
+    async clearRequests() {
+      alt.clearRequests();
+    },
+    async plant(resource, objects) {
+      alt.addObjects(resource, objects);
+    },
+    async all(resource) {
+      const out: Record<string, unknown>[] = [];
+      let next: string | undefined = `${alt.baseUrl}/${resource}`;
+      while (next) {
+        const res: Response = await fetch(next, { headers: { accept: 'application/json', authorization: `Bearer ${alt.token}` } });
+        const body: unknown = await res.json();
+        const items = Array.isArray(body) ? body : (body as { member: unknown[] }).member;
+        out.push(...asRecords(items));
+        const link = res.headers.get('link');
+        const m = link ? /<([^>]+)>;\s*rel="?next"?/.exec(link) : null;
+        const envNext = !Array.isArray(body) ? (body as { view?: { next?: string } }).view?.next : undefined;
+        next = m?.[1] ? new URL(m[1], next).href : envNext ? new URL(envNext, next).href : undefined;
+      }
+      return out;
+    },
+    stop: () => alt.close(),
+  };
+}
