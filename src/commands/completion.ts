@@ -1,3 +1,47 @@
+// `hostctl completion <shell>`: prints the script shipped in the package's completions/
+// folder, read at run time, so the printed text is the shipped file byte for byte and the
+// build needs no loader for it. The folder is found by walking up from this module, which
+// works from dist/ (bundled, any chunk depth) and from src/ (tests run on the sources).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
-import { HostctlError } from '../errors.js';
-export async function completionRun(_ctx: Context, _shell: string): Promise<void> { throw new HostctlError('Not implemented yet.'); }
+import { HostctlError, UsageError } from '../errors.js';
+
+export const SCRIPT_FILES: Readonly<Record<string, string>> = {
+  bash: 'hostctl.bash',
+  zsh: '_hostctl',
+  fish: 'hostctl.fish',
+};
+
+export async function completionRun(ctx: Context, shell: string): Promise<void> {
+  ctx.io.out(completionScript(shell));
+}
+
+export function completionScript(shell: string, from: string = fileURLToPath(import.meta.url)): string {
+  const file = SCRIPT_FILES[shell];
+  if (!file) {
+    throw new UsageError(`No completion script for "${shell}".`, 'Use hostctl completion bash, zsh or fish.');
+  }
+  const path = findScript(file, dirname(from));
+  if (!path) {
+    throw new HostctlError(
+      `The completion script ${file} is missing from this installation of hostctl.`,
+      'Reinstall hostctl (npm install -g hostctl); the scripts ship in its completions/ folder.',
+    );
+  }
+  return readFileSync(path, 'utf8');
+}
+
+function findScript(file: string, start: string): string | undefined {
+  let dir = start;
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'completions', file);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return undefined;
+}

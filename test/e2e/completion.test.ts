@@ -1,0 +1,403 @@
+// Shell completion end to end: the `__complete` engine through the built CLI, the shipped
+// scripts in the real bash, zsh and fish, `hostctl completion <shell>`, which modules a
+// completion loads, and — against `hostctl sandbox` — that completing sends no request.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { StateStore } from '../../src/config/state.js';
+
+const SCRIPTS = join(ROOT, 'completions');
+const UNREACHABLE = 'https://api.hostctl-completion.invalid/v1';
+const PROD_APPS = ['ap-7f3k-x2q9', 'ap-7f3k-b001', 'ap-zz-9'];
+
+let home: { path: string; cleanup(): void };
+let binDir: string;
+let configDir: string;
+
+/** The environment every completion runs in: our `hostctl` first on PATH, a private HOME and config. */
+function shellEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    PATH: `${binDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home.path,
+    XDG_CONFIG_HOME: join(home.path, '.config'),
+    XDG_DATA_HOME: join(home.path, '.local', 'share'),
+    HOSTCTL_CONFIG_DIR: configDir,
+    HOSTCTL_BASE_URL: UNREACHABLE,
+    HOSTCTL_TOKEN: 'completion-test-token-never-sent',
+    ...extra,
+  };
+}
+
+function lines(r: RunResult): string[] {
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+/** Candidates only, without the descriptions. */
+function values(r: RunResult): string[] {
+  return lines(r).map((l) => l.split('\t')[0] ?? '');
+}
+
+const engine = (words: string[], env: Record<string, string | undefined> = {}) =>
+  runCli(['__complete', ...words], { env: shellEnv(env) });
+
+beforeAll(() => {
+  home = tmpDir('hostctl-completion-');
+  binDir = join(home.path, 'bin');
+  mkdirSync(binDir);
+  const wrapper = join(binDir, 'hostctl');
+  writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+
+  configDir = join(home.path, 'hostctl-config');
+  mkdirSync(configDir);
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({
+      defaultProfile: 'prod',
+      profiles: { prod: { baseUrl: UNREACHABLE }, staging: { baseUrl: 'https://staging.hostctl-completion.invalid/v1' } },
+    }),
+  );
+  const state = new StateStore(join(configDir, 'state.json'));
+  state.rememberIds('prod', 'apps', PROD_APPS);
+  // Written from API data, so it may hold anything; these two must never be offered.
+  state.rememberIds('prod', 'apps', ['ap-bad\nline', 'ap-\u001b[31mred']);
+  state.rememberIds('prod', 'environments', ['en-prod-1', 'en-prod-2']);
+  state.rememberIds('staging', 'apps', ['ap-staging-1']);
+  state.rememberIds('default', 'apps', ['ap-default-1']);
+  state.save();
+});
+
+afterAll(() => home.cleanup());
+
+describe('hostctl __complete (the engine, through the CLI)', () => {
+  it('completes a partial command', async () => {
+    expect(values(await engine(['ap']))).toEqual(expect.arrayContaining(['apps', 'api']));
+    expect(values(await engine(['ap']))).toHaveLength(2);
+  });
+
+  it("lists a resource's verbs and aliases, also after a command alias", async () => {
+    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['']))).toEqual(expect.arrayContaining(['apps', 'environments', 'envs', 'auth', 'config', 'completion']));
+  });
+
+  it('prints a description after a tab, on one line', async () => {
+    const apps = lines(await engine(['app'])).find((l) => l.startsWith('apps\t'));
+    expect(apps).toBe('apps\tApps: list and get');
+  });
+
+  it("completes a command's own flags and the global flags, before or after the command", async () => {
+    expect(values(await engine(['apps', 'list', '--l']))).toEqual(['--limit']);
+    expect(values(await engine(['deployments', 'list', '--env']))).toEqual(['--environment']);
+    expect(values(await engine(['apps', 'list', '--verb']))).toEqual(['--verbose']);
+    expect(values(await engine(['--pro']))).toEqual(['--profile']);
+    expect(values(await engine(['apps', 'get', '--l']))).toEqual([]);
+  });
+
+  it('skips a global option and its value before the command', async () => {
+    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get']);
+  });
+
+  it('completes -o / --output values, also as --output=', async () => {
+    expect(values(await engine(['apps', 'list', '-o', '']))).toEqual(['table', 'json', 'ndjson', 'tsv']);
+    expect(values(await engine(['--output', 'nd']))).toEqual(['ndjson']);
+    expect(values(await engine(['apps', 'list', '--output=t']))).toEqual(['--output=table', '--output=tsv']);
+  });
+
+  it('completes --profile with the profiles in the config', async () => {
+    expect(values(await engine(['--profile', '']))).toEqual(['default', 'prod', 'staging']);
+  });
+
+  it('completes --environment with the environment IDs seen before', async () => {
+    expect(values(await engine(['deployments', 'list', '--environment', '']))).toEqual(['en-prod-1', 'en-prod-2']);
+  });
+
+  it('completes config keys and values', async () => {
+    const keys = values(await engine(['config', 'get', '']));
+    expect(keys).toEqual(expect.arrayContaining(['defaultProfile', 'profiles.prod.baseUrl', 'profiles.staging.output', 'profiles.default.storage']));
+    expect(values(await engine(['config', 'set', 'profiles.prod.o']))).toEqual(['profiles.prod.output']);
+    expect(values(await engine(['config', 'set', 'profiles.prod.output', '']))).toEqual(['table', 'json', 'ndjson', 'tsv']);
+    expect(values(await engine(['config', 'set', 'defaultProfile', 'st']))).toEqual(['staging']);
+  });
+
+  it('completes the shells of `completion` and asks for files after --input', async () => {
+    expect(values(await engine(['completion', '']))).toEqual(['bash', 'zsh', 'fish']);
+    expect(lines(await engine(['api', '/apps', '--input', '']))).toEqual([':files']);
+  });
+
+  it('completes `get` with the IDs seen before, for the current profile, never hostile ones', async () => {
+    expect(values(await engine(['apps', 'get', '']))).toEqual(PROD_APPS);
+    expect(values(await engine(['apps', 'get', 'ap-7f3k-']))).toEqual(['ap-7f3k-x2q9', 'ap-7f3k-b001']);
+    expect(values(await engine(['apps', 'get', 'ap-7f3k-x2q9', '']))).toEqual(['ap-7f3k-b001', 'ap-zz-9']);
+  });
+
+  it('takes the profile from --profile, then HOSTCTL_PROFILE, then the config default', async () => {
+    expect(values(await engine(['apps', 'get', '']))).toEqual(PROD_APPS);
+    expect(values(await engine(['apps', 'get', ''], { HOSTCTL_PROFILE: 'staging' }))).toEqual(['ap-staging-1']);
+    expect(values(await engine(['--profile', 'default', 'apps', 'get', ''], { HOSTCTL_PROFILE: 'staging' }))).toEqual(['ap-default-1']);
+    expect(values(await engine(['apps', 'get', '--profile=staging', '']))).toEqual(['ap-staging-1']);
+  });
+
+  it('answers nothing, with exit 0, for words it does not know or a damaged state file', async () => {
+    expect(values(await engine(['nosuchcommand', '']))).toEqual([]);
+    const broken = tmpDir();
+    try {
+      writeFileSync(join(broken.path, 'config.json'), '{not json');
+      writeFileSync(join(broken.path, 'state.json'), '[1,2');
+      expect(values(await engine(['apps', 'get', ''], { HOSTCTL_CONFIG_DIR: broken.path }))).toEqual([]);
+      expect(values(await engine(['--profile', ''], { HOSTCTL_CONFIG_DIR: broken.path }))).toEqual(['default']);
+    } finally {
+      broken.cleanup();
+    }
+  });
+});
+
+describe('hostctl completion <shell>', () => {
+  it.each([
+    ['bash', 'hostctl.bash'],
+    ['zsh', '_hostctl'],
+    ['fish', 'hostctl.fish'],
+  ])('prints the shipped script for %s byte for byte', async (shell, file) => {
+    const r = await runCli(['completion', shell], { env: shellEnv() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(SCRIPTS, file), 'utf8'));
+  });
+
+  it('refuses an unknown shell with exit 2', async () => {
+    const r = await runCli(['completion', 'tcsh'], { env: shellEnv() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('bash, zsh or fish');
+    expect(r.stdout).toBe('');
+  });
+});
+
+// --- the real shells --------------------------------------------------------------
+
+/** The words bash puts in COMP_WORDS for a line: split on blanks, "=" a word of its own. */
+function bashWords(line: string): string[] {
+  const out: string[] = [];
+  for (const word of line.split(' ')) {
+    const parts = word.split(/(=)/).filter((p) => p !== '');
+    out.push(...(parts.length > 0 ? parts : ['']));
+  }
+  return out;
+}
+
+async function bashComplete(line: string, env: Record<string, string | undefined> = {}): Promise<string[]> {
+  const script = [
+    'source "$1"; shift',
+    'COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
+    'COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}',
+    '_hostctl_complete',
+    'complete -p hostctl >&2',
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join('\n');
+  const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash'), ...bashWords(line)], {
+    env: shellEnv(env),
+  });
+  expect(r.stderr).toBe('complete -F _hostctl_complete hostctl\n');
+  expect(r.code).toBe(0);
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+async function fishComplete(line: string, how: 'file' | 'pipe', env: Record<string, string | undefined> = {}): Promise<string[]> {
+  const load = how === 'file' ? 'source $argv[1]' : 'hostctl completion fish | source';
+  const r = await runProcess('fish', ['--no-config', '-c', `${load}; complete -C $argv[2]`, join(SCRIPTS, 'hostctl.fish'), line], {
+    env: shellEnv(env),
+  });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t')[0] ?? '');
+}
+
+// zsh completes only inside its line editor, so an outer zsh drives an interactive one
+// through zpty: compinit, the shipped _hostctl (from $fpath, or sourced as a user would
+// from `hostctl completion zsh`), then a Tab. A compadd wrapper prints every match zsh
+// accepted, between two markers printed by the completion system's own hooks. The text
+// is a JS template, so it avoids the dollar-brace form of zsh expansions.
+const ZSH_DRIVER = String.raw`
+zmodload zsh/zpty || exit 3
+mode=$1 dir=$2 input=$3
+zpty z zsh -f -i
+zpty -w z "PROMPT='' RPROMPT='' PS2=''"
+case $mode in
+  fpath) zpty -w z "fpath=($dir:q \$fpath); autoload -Uz compinit; compinit -u -D" ;;
+  source) zpty -w z 'autoload -Uz compinit; compinit -u -D; source <(hostctl completion zsh)' ;;
+  bare) zpty -w z 'source <(hostctl completion zsh)' ;;
+esac
+zpty -w z 'zstyle ":completion:*" list-grouped false; zstyle ":completion:*" insert-tab false; bindkey "^I" complete-word'
+zpty -w z '__mark() { print -r -- "<<""MARK>>" }; compprefuncs=(__mark); comppostfuncs=(__mark exit)'
+zpty -w z 'compadd() { if [[ $argv[1,(i)(-|--)] == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a __h; builtin compadd -A __h "$@"; local m; for m in $__h; do print -r -- "<<""C>>$m"; done; builtin compadd "$@" }'
+zpty -w z "$input"$'\t'
+out=''
+while zpty -r z line; do out+=$line; [[ $out == *'<<MARK>>'*'<<MARK>>'* ]] && break; done
+zpty -d z
+print -r -- "$out" | tr -d '\r' | grep -a '^<<C>>' | sed 's/^<<C>>//'
+`;
+
+async function zshComplete(line: string, mode: 'fpath' | 'source' | 'bare', env: Record<string, string | undefined> = {}): Promise<string[]> {
+  const driver = join(home.path, 'zsh-driver.zsh');
+  writeFileSync(driver, ZSH_DRIVER);
+  const r = await runProcess('zsh', ['-f', driver, mode, SCRIPTS, line], { env: shellEnv(env), timeoutMs: 30_000 });
+  expect(r.code).toBe(0);
+  return [...new Set(r.stdout.split('\n').filter((l) => l !== ''))];
+}
+
+type Shell = [string, (line: string, env?: Record<string, string | undefined>) => Promise<string[]>];
+const SHELLS: Shell[] = [
+  ['bash', (l, e) => bashComplete(l, e)],
+  ['zsh (installed on $fpath)', (l, e) => zshComplete(l, 'fpath', e)],
+  ['zsh (source <(hostctl completion zsh))', (l, e) => zshComplete(l, 'source', e)],
+  ['zsh (sourced with no compinit before it)', (l, e) => zshComplete(l, 'bare', e)],
+  ['fish (source file)', (l, e) => fishComplete(l, 'file', e)],
+  ['fish (hostctl completion fish | source)', (l, e) => fishComplete(l, 'pipe', e)],
+];
+
+const sorted = (list: string[]) => [...list].sort();
+
+describe.each(SHELLS)('completion in %s', (name, complete) => {
+  it('completes a partial command', async () => {
+    expect(sorted(await complete('hostctl ap'))).toEqual(['api', 'apps']);
+  });
+
+  it("lists a resource's verbs", async () => {
+    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls']);
+  });
+
+  it('completes a flag name', async () => {
+    expect(await complete('hostctl apps list --l')).toEqual(['--limit']);
+  });
+
+  it('completes -o values, and --output= values', async () => {
+    expect(sorted(await complete('hostctl apps list -o '))).toEqual(['json', 'ndjson', 'table', 'tsv']);
+    const eq = sorted(await complete('hostctl apps list --output=t'));
+    // bash replaces only the text after "=", so its candidates are the values alone.
+    expect(eq).toEqual(name === 'bash' ? ['table', 'tsv'] : ['--output=table', '--output=tsv']);
+  });
+
+  it('completes app IDs seen before, dashes and all', async () => {
+    expect(sorted(await complete('hostctl apps get '))).toEqual(sorted(PROD_APPS));
+    expect(sorted(await complete('hostctl apps get ap-7f3k-'))).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9']);
+    expect(await complete('hostctl --profile staging apps get '), 'profile given on the line').toEqual(['ap-staging-1']);
+  });
+});
+
+// --- import graph -----------------------------------------------------------------
+
+/**
+ * A string each forbidden module carries in its own code, which survives bundling and
+ * minification (a string literal or a property name). The test first checks that the
+ * package really contains it, so a missing match below means something.
+ */
+const FORBIDDEN: Array<{ pkg: string; marker: string }> = [
+  { pkg: 'undici', marker: 'UND_ERR_CONNECT_TIMEOUT' },
+  { pkg: 'cli-table3', marker: 'desiredWidth' },
+  { pkg: 'ora', marker: 'There is no built-in spinner named' },
+  { pkg: 'conf', marker: "as it's used to manage this module internal operations" },
+  { pkg: '@napi-rs/keyring', marker: '@napi-rs/keyring' },
+];
+
+function packageContains(dir: string, marker: string): boolean {
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (entry === 'node_modules') continue;
+    const st = statSync(path);
+    if (st.isDirectory()) {
+      if (packageContains(path, marker)) return true;
+    } else if (/\.(c|m)?js$|package\.json$/.test(entry) && readFileSync(path, 'utf8').includes(marker)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+describe('__complete loads only what it needs', () => {
+  it('loads none of undici, cli-table3, ora, conf or the keychain module', async () => {
+    const dir = tmpDir();
+    try {
+      const log = join(dir.path, 'loaded.txt');
+      writeFileSync(log, '');
+      writeFileSync(
+        join(dir.path, 'hooks.mjs'),
+        `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+      );
+      writeFileSync(join(dir.path, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir.path, 'hooks.mjs')).href)});\n`);
+      const r = await runProcess(process.execPath, ['--import', join(dir.path, 'register.mjs'), BIN, '__complete', 'apps', 'get', ''], {
+        env: shellEnv(),
+      });
+      expect(values(r)).toEqual(PROD_APPS);
+
+      const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      const files = loaded.filter((u) => u.startsWith('file:')).map((u) => new URL(u).pathname);
+      expect(files).toContain(join(ROOT, 'dist', 'cli.js'));
+      expect(files.some((f) => /dist\/chunks\/complete-[^/]*\.js$/.test(f)), 'the complete chunk was logged').toBe(true);
+      expect(files.filter((f) => f.includes('/node_modules/'))).toEqual([]);
+      expect(loaded.filter((u) => /^node:(http|https|net|tls|dns|http2)$/.test(u))).toEqual([]);
+
+      const code = files.map((f) => readFileSync(f, 'utf8')).join('\n');
+      for (const { pkg, marker } of FORBIDDEN) {
+        expect(packageContains(join(ROOT, 'node_modules', pkg), marker), `${pkg} contains its marker`).toBe(true);
+        expect(code.includes(marker), `${pkg} is loaded by __complete`).toBe(false);
+      }
+      // The scan can see a bundled dependency: ora is bundled into dist/ and found there.
+      const dist = readdirSync(join(ROOT, 'dist', 'chunks')).map((f) => readFileSync(join(ROOT, 'dist', 'chunks', f), 'utf8'));
+      expect(dist.some((text) => text.includes('There is no built-in spinner named'))).toBe(true);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+// --- against the sandbox ----------------------------------------------------------
+
+describe('completion against hostctl sandbox', () => {
+  let sandbox: Sandbox;
+  let sandboxConfig: { path: string; cleanup(): void };
+  let listed: string[];
+
+  const sandboxEnv = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: sandboxConfig.path });
+  const requestCount = async (): Promise<number> => {
+    const res = await fetch(`${sandbox.origin}/_sandbox/requests`);
+    const body: unknown = await res.json();
+    if (!Array.isArray(body)) throw new Error('GET /_sandbox/requests did not return an array');
+    return body.length;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--rate-limit', '100000']);
+    sandboxConfig = tmpDir();
+    const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: shellEnv(sandboxEnv()) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim(), 'hostctl apps list --json printed the apps that seed the ID cache').not.toBe('');
+    const apps: unknown = JSON.parse(r.stdout);
+    if (!Array.isArray(apps)) throw new Error('apps list --json did not print an array');
+    listed = apps.map((a: unknown) => (typeof a === 'object' && a !== null && 'publicId' in a ? String(a.publicId) : ''));
+    expect(listed.length).toBeGreaterThan(0);
+  });
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    sandboxConfig?.cleanup();
+  });
+
+  it('offers the app IDs listed before in every shell, and the sandbox sees no request', async () => {
+    const before = await requestCount();
+    expect(before).toBeGreaterThan(0);
+    for (const [name, complete] of SHELLS) {
+      const got = await complete('hostctl apps get ', sandboxEnv());
+      expect(sorted(got), name).toEqual(expect.arrayContaining(listed));
+    }
+    expect(values(await engine(['apps', 'get', ''], sandboxEnv()))).toEqual(expect.arrayContaining(listed));
+    expect(await requestCount()).toBe(before);
+  });
+});
