@@ -31,6 +31,7 @@ function addResourceCommands(program: Command, r: Resource): void {
   const cmd = program.command(r.name).description(`${r.description}: list and get`);
   for (const alias of r.aliases) cmd.alias(alias);
   const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
+  cmd.addHelpText('after', examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]));
 
   const list = cmd
     .command('list')
@@ -98,7 +99,7 @@ export function buildProgram(): Command {
 Environment:
   HOSTCTL_BASE_URL, HOSTCTL_TOKEN, HOSTCTL_PROFILE, HOSTCTL_CONFIG_DIR, NO_COLOR
 ${examples([
-  'eval "$(hostctl sandbox &)"   # a local platform to try things on',
+  'hostctl sandbox > sandbox.env &  sleep 1; set -a; . ./sandbox.env; set +a   # a local platform to try things on',
   'hostctl apps list',
   'hostctl apps get ap-… ap-… --json',
   'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
@@ -106,7 +107,10 @@ ${examples([
 ])}`,
     );
 
-  const auth = program.command('auth').description('Log in, check and remove the stored token');
+  const auth = program
+    .command('auth')
+    .description('Log in, check and remove the stored token')
+    .addHelpText('after', examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout']));
   auth
     .command('login')
     .description('Check a token with one request, then store it in the OS keychain')
@@ -130,6 +134,7 @@ ${examples([
     .command('status')
     .description('Show the profile, base URL, token source and …last4 (no request unless --check)')
     .option('--check', 'send one request to check the token')
+    .addHelpText('after', examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json']))
     .action(
       action(async (ctx, c) => {
         const { statusRun } = await import('./commands/auth.js');
@@ -139,6 +144,7 @@ ${examples([
   auth
     .command('logout')
     .description("Remove the profile's stored token")
+    .addHelpText('after', examples(['hostctl auth logout', 'hostctl --profile staging auth logout']))
     .action(
       action(async (ctx) => {
         const { logoutRun } = await import('./commands/auth.js');
@@ -148,6 +154,7 @@ ${examples([
   auth
     .command('token')
     .description('Print the token to stdout (for piping)')
+    .addHelpText('after', examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"']))
     .action(
       action(async (ctx) => {
         const { tokenRun } = await import('./commands/auth.js');
@@ -202,6 +209,7 @@ ${examples([
     .command('rate-limit')
     .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
     .option('--refresh', 'spend one request to update it')
+    .addHelpText('after', examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining']))
     .action(
       action(async (ctx, c) => {
         const { rateLimitRun } = await import('./commands/rate-limit.js');
@@ -210,14 +218,17 @@ ${examples([
     );
 
   const config = program.command('config').description('Read and change settings (profiles, base URL, output)');
-  for (const [verb, args, desc] of [
-    ['list', '', 'show all settings'],
-    ['get', '<key>', 'print one setting, e.g. profiles.default.baseUrl'],
-    ['set', '<key> <value>', 'change one setting'],
-    ['unset', '<key>', 'remove one setting'],
-    ['path', '', 'print where the config file lives'],
+  for (const [verb, args, desc, example] of [
+    ['list', '', 'show all settings', ['hostctl config list', 'hostctl config list --json']],
+    ['get', '<key>', 'print one setting, e.g. profiles.default.baseUrl', ['hostctl config get profiles.default.baseUrl', 'hostctl config get defaultProfile']],
+    ['set', '<key> <value>', 'change one setting', ['hostctl config set profiles.default.output json', 'hostctl config set defaultProfile staging']],
+    ['unset', '<key>', 'remove one setting', ['hostctl config unset profiles.default.output']],
+    ['path', '', 'print where the config file lives', ['hostctl config path', 'cat "$(hostctl config path)"']],
   ] as const) {
-    const sub = config.command(`${verb}${args ? ` ${args}` : ''}`).description(desc);
+    const sub = config
+      .command(`${verb}${args ? ` ${args}` : ''}`)
+      .description(desc)
+      .addHelpText('after', examples([...example]));
     sub.action(
       action(async (ctx, c) => {
         const { configRun } = await import('./commands/config.js');

@@ -42,9 +42,9 @@ Prints two lines on stdout, then serves until Ctrl-C (SIGINT) or SIGTERM; logs g
   HOSTCTL_TOKEN=<a token named "sandbox">
 
 Examples:
-  hostctl sandbox --port 8080
-  hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json
-  hostctl sandbox > sandbox.env 2> sandbox.log &  sleep 1; set -a; . ./sandbox.env; set +a
+  $ hostctl sandbox --port 8080
+  $ hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json
+  $ hostctl sandbox > sandbox.env 2> sandbox.log &  sleep 1; set -a; . ./sandbox.env; set +a
 
 Admin endpoints (loopback only, no token): POST/GET /_sandbox/tokens, DELETE /_sandbox/tokens/NAME,
 GET/DELETE /_sandbox/requests, GET/POST /_sandbox/objects/RESOURCE.`,

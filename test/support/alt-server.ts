@@ -18,6 +18,8 @@ export interface AltOptions {
   /** Requests per token per 60 s sliding window. */
   limit?: number;
   pageSize?: number;
+  /** Answer each request after this many milliseconds (a slow network, for spinners). */
+  delayMs?: number;
 }
 
 export interface AltRequest {
@@ -237,13 +239,17 @@ export async function startAltServer(options: AltOptions = {}) {
       const target = req.url ?? '/';
       const q = target.indexOf('?');
       let status: number;
-      try {
-        status = handle(req, res, body);
-      } catch {
-        status = 500;
-        reply(res, 500, error('internal', 'Something broke.'));
-      }
-      requests.push({ method: req.method ?? 'GET', path: q === -1 ? target : target.slice(0, q), query: q === -1 ? '' : target.slice(q + 1), status, body });
+      const answer = () => {
+        try {
+          status = handle(req, res, body);
+        } catch {
+          status = 500;
+          reply(res, 500, error('internal', 'Something broke.'));
+        }
+        requests.push({ method: req.method ?? 'GET', path: q === -1 ? target : target.slice(0, q), query: q === -1 ? '' : target.slice(q + 1), status, body });
+      };
+      if (options.delayMs) setTimeout(answer, options.delayMs);
+      else answer();
     });
   });
   server.on('connection', (s) => {
