@@ -11,7 +11,7 @@ export interface Spinner {
 
 export interface IOOptions {
   stdout?: Writable & { isTTY?: boolean; columns?: number };
-  stderr?: Writable & { isTTY?: boolean };
+  stderr?: Writable & { isTTY?: boolean; columns?: number };
   env?: NodeJS.ProcessEnv;
   quiet?: boolean;
   /** commander's `--no-color` gives color: false. */
@@ -20,7 +20,7 @@ export interface IOOptions {
 
 export class IO {
   readonly stdout: Writable & { isTTY?: boolean; columns?: number };
-  readonly stderr: Writable & { isTTY?: boolean };
+  readonly stderr: Writable & { isTTY?: boolean; columns?: number };
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly quiet: boolean;
@@ -68,7 +68,10 @@ export class IO {
 
   /** Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color. */
   get spinnerAllowed(): boolean {
-    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true';
+    // ora divides by the terminal's width: on one that reports 0 columns (a pty before its
+    // first resize, some CI runners) it would clear lines forever.
+    const width = this.stderr.columns;
+    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true' && width !== 0;
   }
 
   /**

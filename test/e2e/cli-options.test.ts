@@ -16,10 +16,12 @@ const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 describe('terminal behaviour against the sandbox', () => {
   let server: PlatformServer;
   let config: { path: string; cleanup(): void };
+  // CI=true turns spinners off (see IO); these tests are about a person's terminal.
   const env = (extra: Record<string, string | undefined> = {}) => ({
     HOSTCTL_BASE_URL: server.baseUrl,
     HOSTCTL_TOKEN: server.token,
     HOSTCTL_CONFIG_DIR: config.path,
+    CI: undefined,
     ...extra,
   });
 
@@ -77,6 +79,20 @@ describe('terminal behaviour against the sandbox', () => {
     expect(failed.stderr).toBe('not found: ap-doesnotexist\n');
   });
 
+  it('a terminal that reports 0 columns: no spinner (it would never stop clearing), a table of 80', async () => {
+    const r = await runInPty(['apps', 'list', '--all'], { env: env(), columns: 0 });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(SPINNER_FRAME);
+    expect(r.stdout).toMatch(/PUBLIC ID/);
+    for (const line of r.stdout.split(/\r?\n/)) expect([...line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')].length).toBeLessThanOrEqual(80);
+  });
+
+  it('CI=true: no spinner even on a terminal', async () => {
+    const r = await runInPty(['apps', 'list', '--all'], { env: env({ CI: 'true' }) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(SPINNER_FRAME);
+  });
+
   it('no spinner when stderr is not a terminal, even with --all', async () => {
     const r = await runCli(['apps', 'list', '--all'], { env: env() });
     expect(r.code).toBe(0);
@@ -98,7 +114,7 @@ describe('the spinner counts pages during --all (alt server, 300 ms per response
 
   it('shows "page N, M so far" on stderr while it walks, then clears the line for the table', async () => {
     const r = await runInPty(['environments', 'list', '--all', '--fields', 'publicId'], {
-      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path },
+      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined },
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(SPINNER_FRAME);

@@ -119,8 +119,10 @@ describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Re
 
   it('on a terminal the wait shows a countdown spinner on stderr', async () => {
     server.alt.force429(1, 2);
-    const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: env() });
+    // CI=true turns spinners off (see IO); this is about a person's terminal.
+    const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: { ...env(), CI: undefined } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\d+s/);
+    const shown = r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(shown).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Rate limit reached: waiting \d+s… \(Ctrl-C to stop\)/);
   });
 });
