@@ -2,7 +2,7 @@
 // fingerprint (never the token), and the public IDs seen, for completion. Losing it
 // loses nothing that matters, so a damaged file is treated as empty.
 
-import { readJsonFile, writeFileAtomic } from './atomic.js';
+import { readJsonFile, withLockSync, writeFileAtomic } from './atomic.js';
 
 export interface RateState {
   limit?: number;
@@ -88,15 +88,21 @@ export class StateStore {
     this.dirty.add((_d, fresh) => fn(fresh));
   }
 
-  /** Writes pending changes, merged onto the current file. Never throws: state is optional. */
+  /**
+   * Writes pending changes, merged onto the current file, under a lock: without it, two
+   * processes saving at once both read the old file and the second rename drops the
+   * first's changes, a rejected mark included. Never throws: state is optional.
+   */
   save(): void {
     if (this.dirty.size === 0) return;
     try {
-      const fresh = normalize(readJsonFile(this.path));
-      for (const apply of this.dirty) apply(this.load(), fresh);
-      writeFileAtomic(this.path, `${JSON.stringify(fresh)}\n`);
-      this.data = fresh;
-      this.dirty.clear();
+      withLockSync(`${this.path}.lock`, () => {
+        const fresh = normalize(readJsonFile(this.path));
+        for (const apply of this.dirty) apply(this.load(), fresh);
+        writeFileAtomic(this.path, `${JSON.stringify(fresh)}\n`);
+        this.data = fresh;
+        this.dirty.clear();
+      });
     } catch {
       // A read-only or full disk must not fail the command the user asked for.
     }
