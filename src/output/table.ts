@@ -151,6 +151,8 @@ export function renderTable(rows: readonly unknown[], opts: TableOptions): strin
 
 function paint(chalk: ChalkInstance, column: string, text: string): string {
   if (column !== 'status' && column !== 'state' && !column.endsWith('.status')) return text;
-  const color = STATUS_COLORS[text.toLowerCase()];
+  // Own keys only: a status of "constructor" or "__proto__" would otherwise find Object's.
+  const key = text.toLowerCase();
+  const color = Object.hasOwn(STATUS_COLORS, key) ? STATUS_COLORS[key] : undefined;
   return color ? chalk[color](text) : text;
 }

@@ -20,6 +20,8 @@ const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 60 }),
   fc.constant('\u001b]0;pwned\u0007'),
   fc.constantFrom('2024-04-28T12:00:00Z', '2024-05-01T11:59:30.123+02:00'),
+  // Names Object.prototype has: a lookup keyed by API text must not find them.
+  fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'),
 );
 /** Number texts a double may not hold: big integers, long fractions, huge exponents. */
 const numberText = fc
@@ -98,6 +100,44 @@ describe('output properties', () => {
         if (!color) expect(out).not.toContain('\u001b');
         expect(plain).not.toMatch(UNSAFE_EXCEPT_NEWLINE);
         for (const line of plain.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(width);
+      }),
+      RUNS,
+    );
+  });
+});
+
+/** The inverse of tsv's escaping: \\t, \\n, \\r and \\\\ back to what they stand for. */
+function unescapeTsv(cell: string): string {
+  return cell.replace(/\\([\\tnr])/g, (_m, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
+}
+
+/** Text a terminal would not act on, but for tabs and line breaks, and backslashes that look like escapes. */
+const tsvSafe = fc.string({ unit: fc.constantFrom('\t', '\n', '\r', '\\', 't', 'n', 'r', 'a', ' ', '漢', '🚀', 'é'), maxLength: 40 });
+const plainText = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-', '漢', '字', '🚀', 'é', 'Z'), maxLength: 30 });
+
+describe('output properties: lossless tsv and aligned tables', () => {
+  it('tsv: escaping is reversible, so text with tabs, newlines and backslashes comes back exactly', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(tsvSafe, tsvSafe), { minLength: 1, maxLength: 5 }), async (pairs) => {
+        const items = pairs.map(([publicId, name]) => ({ publicId, name }));
+        const out = await print(items, { format: 'tsv', columns: ['name'] });
+        const lines = out.split('\n').slice(0, -1);
+        expect(lines).toHaveLength(items.length);
+        expect(lines.map((l) => l.split('\t').map(unescapeTsv))).toEqual(pairs);
+      }),
+      RUNS,
+    );
+  });
+
+  it('table: with a short last column, every row ends at the same terminal column (CJK and emoji counted two wide)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(plainText, text), { minLength: 1, maxLength: 6 }), fc.integer({ min: 20, max: 160 }), async (pairs, width) => {
+        const items = pairs.map(([publicId, name]) => ({ publicId, name, status: 'ok' }));
+        const out = await print(items, { format: 'table', fields: ['publicId', 'name', 'status'], width, now: () => NOW });
+        const rows = out.split('\n').slice(1, -1);
+        expect(rows).toHaveLength(items.length);
+        for (const row of rows) expect(row.endsWith('ok'), row).toBe(true);
+        expect(new Set(rows.map((row) => displayWidth(row))).size, rows.join('\n')).toBe(1);
       }),
       RUNS,
     );
