@@ -30,11 +30,14 @@ export interface GlobalOptions {
   color?: boolean;
 }
 
+// Exactly the contract's list. Not `*.localhost`: where the resolver is `files dns` (most
+// Linux), such a name is asked of the DNS server, which could point it anywhere, and the
+// token would travel there in clear text.
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase();
-  if (LOOPBACK_HOSTS.has(h) || h.endsWith('.localhost')) return true;
+  if (LOOPBACK_HOSTS.has(h)) return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 

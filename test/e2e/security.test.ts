@@ -1,0 +1,180 @@
+// Token safety end to end (issue 8): the built CLI against loopback servers that misbehave
+// on purpose. The token never travels over plain http to a non-loopback host, never
+// follows a redirect to another origin, and never shows in --verbose output, error
+// messages, config or state files. Related tests elsewhere: the lockout guard and the
+// token file of --insecure-storage in auth.test.ts; the keychain in keychain.test.ts.
+
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
+import { behaviours, expectCleanFailure, NO_PROXY_ENV, redirectTo, startHostile, type HostileServer } from '../support/hostile-server.js';
+
+const TOKEN = 'hct_e2e_SECURITY_secret_token_k8d3';
+const REDACTED = `****${TOKEN.slice(-4)}`;
+
+let dirs: { path: string; cleanup(): void }[] = [];
+let servers: HostileServer[] = [];
+let config: string;
+let home: string;
+
+beforeEach(() => {
+  const c = tmpDir('hostctl-sec-config-');
+  const h = tmpDir('hostctl-sec-home-');
+  dirs.push(c, h);
+  config = c.path;
+  home = h.path;
+});
+afterEach(async () => {
+  for (const s of servers) await s.close();
+  for (const d of dirs) d.cleanup();
+  servers = [];
+  dirs = [];
+});
+
+async function server(behaviour: Parameters<typeof startHostile>[0]): Promise<HostileServer> {
+  const s = await startHostile(behaviour);
+  servers.push(s);
+  return s;
+}
+
+function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, ...env } });
+}
+
+/** Every file under `dir` that holds `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name);
+    if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
+  }
+  return hits;
+}
+
+describe('plain http to a non-loopback host', () => {
+  // The evidence that nothing was sent: HTTP_PROXY and HTTPS_PROXY point at a loopback
+  // server, so any request to a non-loopback host, whatever its name, would reach it.
+  // The control shows that it would: the same command over https is seen there.
+  const proxied = (proxy: HostileServer) => ({ HTTP_PROXY: proxy.origin, HTTPS_PROXY: proxy.origin });
+
+  it('control: with https the request goes out (through the proxy, which refuses the tunnel)', async () => {
+    const proxy = await server(behaviours.ok);
+    const r = await hostctl(['apps', 'list', '--base-url', 'https://api.example.invalid/v1'], proxied(proxy));
+    expect(r.code).toBe(6);
+    expect(proxy.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['CONNECT api.example.invalid:443']);
+    // A tunnel: the proxy sees the host, never the token.
+    expect(JSON.stringify(proxy.seen)).not.toContain(TOKEN);
+  });
+
+  it('exit 2 before any connection, from --base-url, HOSTCTL_BASE_URL or a profile', async () => {
+    const proxy = await server(behaviours.ok);
+    const url = 'http://api.example.invalid/v1';
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { plain: { baseUrl: url } } }));
+    const runs = [
+      await hostctl(['apps', 'list', '-v', '--base-url', url], proxied(proxy)),
+      await hostctl(['apps', 'list', '-v'], { ...proxied(proxy), HOSTCTL_BASE_URL: url }),
+      await hostctl(['apps', 'list', '-v', '--profile', 'plain'], proxied(proxy)),
+    ];
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/Refusing base URL http:\/\/api\.example\.invalid .*only travel over https/);
+      // -v logs every request line ("> GET …"); there is none.
+      expect(r.stderr).not.toMatch(/^> /m);
+      expect(r.stderr).not.toContain(TOKEN);
+    }
+    expect(proxy.connections()).toBe(0);
+  });
+
+  it('a name that only looks local (*.localhost, 127.x as a label) is not loopback', async () => {
+    for (const url of ['http://api.localhost/v1', 'http://127.0.0.1.example.invalid/v1', 'http://localhost.example.invalid/v1']) {
+      // config set checks a base URL exactly as a request would, and never connects.
+      const r = await hostctl(['config', 'set', 'profiles.default.baseUrl', url]);
+      expect(r.code, `${url}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(/only travel over https/);
+    }
+    expect((await hostctl(['config', 'set', 'profiles.default.baseUrl', 'http://localhost:8080/v1'])).code).toBe(0);
+  });
+});
+
+describe('redirects to another origin', () => {
+  for (const [name, host] of [
+    ['127.0.0.1:A → 127.0.0.1:B', '127.0.0.1'],
+    ['127.0.0.1 → localhost', 'localhost'],
+  ] as const) {
+    it(`${name}: the first origin gets the token, the second never does`, async () => {
+      const second = await server(behaviours.ok);
+      const first = await server(redirectTo(`http://${host}:${second.port}`));
+      const r = await hostctl(['apps', 'list', '--json', '-v', '--base-url', first.baseUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([{ publicId: 'ap-hostile001', name: 'fine' }]);
+      expect(first.seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${TOKEN}`]);
+      expect(second.seen).toHaveLength(1);
+      expect(second.seen[0]?.headers.authorization).toBeUndefined();
+      expect(JSON.stringify(second.seen)).not.toContain(TOKEN);
+      expect(r.stderr).toMatch(/following redirect to .* \(another origin: without the token\)/);
+      expect(r.stderr).not.toContain(TOKEN);
+    });
+  }
+
+  it('a redirect to plain http on a non-loopback host is refused (exit 1); nothing goes there', async () => {
+    const proxy = await server(behaviours.ok);
+    const first = await server(redirectTo('http://api.example.invalid'));
+    const r = await hostctl(['apps', 'list', '--base-url', first.baseUrl], { HTTP_PROXY: proxy.origin, HTTPS_PROXY: proxy.origin });
+    expectCleanFailure(r, 1, TOKEN);
+    expect(r.stderr).toMatch(/redirected to plain http \(http:\/\/api\.example\.invalid\); hostctl refuses to follow/);
+    expect(first.seen).toHaveLength(1);
+    expect(proxy.connections()).toBe(0);
+  });
+});
+
+describe('--verbose and error messages', () => {
+  it('show the token as **** + last four, also where a hostile server echoes it in headers and body', async () => {
+    const echo = await server(behaviours.echoesToken);
+    const r = await hostctl(['apps', 'list', '-v', '--base-url', echo.baseUrl]);
+    expect(r.code).toBe(1);
+    expect(echo.seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // The request headers as sent, the response headers as echoed, the error message.
+    expect(r.stderr).toContain(`> authorization: Bearer ${REDACTED}`);
+    expect(r.stderr).toContain(`< x-echo-authorization: Bearer ${REDACTED}`);
+    expect(r.stderr).toMatch(new RegExp(`^hostctl: .*could not use Bearer \\*{4}${TOKEN.slice(-4)}`, 'm'));
+    expect(r.stderr).not.toContain(TOKEN);
+    expect(r.stdout).not.toContain(TOKEN);
+
+    // Without -v the message is still scrubbed, and clean.
+    const quiet = await hostctl(['apps', 'list', '--base-url', echo.baseUrl]);
+    expectCleanFailure(quiet, 1, TOKEN);
+    expect(quiet.stderr).toContain(REDACTED);
+  });
+});
+
+describe('files', () => {
+  it('config and state hold fingerprints, never the token, after successful, failing and rejected runs', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const env = { HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl };
+      expect((await hostctl(['config', 'set', 'profiles.default.output', 'json'], env)).code).toBe(0);
+      const listed = await hostctl(['apps', 'list', '-v', '-R', '--limit', '2'], env);
+      expect(listed.code).toBe(0);
+      const id = String((JSON.parse(listed.stdout) as { publicId: string }[])[0]?.publicId);
+      expect((await hostctl(['apps', 'get', id, 'ap-doesnotexist'], env)).code).toBe(3);
+      const bogus = 'hct_e2e_made_up_token_never_valid_9z9z';
+      expect((await hostctl(['apps', 'list'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
+      expect((await hostctl(['apps', 'list', '-v'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
+
+      const state = readFileSync(join(config, 'state.json'), 'utf8');
+      const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+      // What the state is for: the rate state of the good token, the mark of the bad one.
+      expect(JSON.parse(state)).toMatchObject({ rateLimits: { [sha(sandbox.token)]: {} }, rejected: { [sha(bogus)]: { status: 401 } } });
+      for (const t of [sandbox.token, bogus]) {
+        expect(filesContaining(config, t)).toEqual([]);
+        expect(filesContaining(home, t)).toEqual([]);
+      }
+      expect(listed.stderr).not.toContain(sandbox.token);
+      expect(listed.stderr).toContain(`****${sandbox.token.slice(-4)}`);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});
