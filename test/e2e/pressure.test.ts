@@ -1,0 +1,142 @@
+// The rate limit and the lockout guard under pressure (issue 8): long loops of separate
+// hostctl processes sharing one config dir, as a script would run them, against the
+// sandbox, judged from the sandbox's own request log (statuses and token names).
+//
+// The sandbox runs at 20 requests per 12-second window instead of the platform's 60: the
+// same count per window, so 100 calls still spend five windows and must wait out four,
+// but the file takes about a minute instead of more than four. What is under test (the
+// state file lets each process pace itself, a 429 is waited out and never turns into a
+// 401 or a lockout) depends on the count against the limit, not on the window's length.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+
+const LIMIT = 20;
+const WINDOW_SECONDS = 12;
+
+interface LoggedRequest {
+  status: number;
+  /** The name of the token that authenticated the request; null when none did. */
+  token: string | null;
+}
+
+let sandbox: Sandbox;
+let appId: string;
+const dirs: { cleanup(): void }[] = [];
+
+const admin = (path: string, init?: RequestInit) => fetch(`${sandbox.origin}/_sandbox${path}`, init);
+
+async function requests(): Promise<LoggedRequest[]> {
+  return (await (await admin('/requests')).json()) as LoggedRequest[];
+}
+
+async function newToken(name: string): Promise<string> {
+  const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** Runs `n` hostctl processes one after another, sharing one config dir. */
+async function loop(n: number, token: string, extra: string[]): Promise<RunResult[]> {
+  const dir = tmpDir('hostctl-pressure-');
+  dirs.push(dir);
+  const results: RunResult[] = [];
+  for (let i = 0; i < n; i++) {
+    results.push(
+      await runCli(['apps', 'get', appId, '--json', ...extra], {
+        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path },
+        // The longest wait is one window; a process that outlives two has hung.
+        timeoutMs: 2 * WINDOW_SECONDS * 1000 + 15_000,
+      }),
+    );
+  }
+  return results;
+}
+
+/** The platform locks out an address by refusing everything from it: a 429 with no token. */
+async function expectNoLockout(seen: LoggedRequest[]): Promise<void> {
+  expect(seen.filter((r) => r.status === 429 && r.token === null)).toEqual([]);
+  // And the address is not locked out now: the sandbox's own token is still served.
+  const res = await fetch(`${sandbox.baseUrl}/apps?publicId[]=${appId}`, { headers: { accept: 'application/json', authorization: `Bearer ${sandbox.token}` } });
+  expect(res.status).toBe(200);
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
+  const apps = (await (await admin('/objects/apps')).json()) as { publicId: string }[];
+  appId = String(apps[0]?.publicId);
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  for (const d of dirs) d.cleanup();
+});
+beforeEach(async () => {
+  await admin('/requests', { method: 'DELETE' });
+});
+
+describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => {
+  it('every command exits 0, waiting as needed: exactly 100 requests served, never a 401, never a lockout', { timeout: 240_000 }, async () => {
+    const token = await newToken('pressure-wait');
+    const results = await loop(100, token, []);
+    results.forEach((r, i) => {
+      expect(r.code, `call ${i + 1}: ${r.stderr}`).toBe(0);
+      expect((JSON.parse(r.stdout) as { publicId: string }).publicId).toBe(appId);
+    });
+    // Calls past the first window had to wait, and said so on stderr.
+    expect(results.filter((r) => /waiting \d+s/.test(r.stderr)).length).toBeGreaterThan(0);
+
+    const seen = await requests();
+    expect(seen.filter((r) => r.status === 401)).toEqual([]);
+    const mine = seen.filter((r) => r.token === 'pressure-wait');
+    // Not even a 429: each process paced itself from the state file the one before left
+    // (X-RateLimit-Reset rounds up, so a paced request never arrives early).
+    expect(mine.map((r) => r.status)).toEqual(Array<number>(100).fill(200));
+    await expectNoLockout(seen);
+  });
+
+  it('with --no-wait every command exits 0 or 5 at once: no wait, never a 401, never a lockout', { timeout: 240_000 }, async () => {
+    const token = await newToken('pressure-nowait');
+    const results = await loop(100, token, ['--no-wait']);
+    const codes = results.map((r) => r.code);
+    expect(codes.filter((c) => c !== 0 && c !== 5), results.map((r) => r.stderr).join('')).toEqual([]);
+    expect(codes.filter((c) => c === 0).length).toBeGreaterThanOrEqual(LIMIT);
+    expect(codes.filter((c) => c === 5).length).toBeGreaterThan(0);
+    for (const r of results) {
+      if (r.code === 0) expect((JSON.parse(r.stdout) as { publicId: string }).publicId).toBe(appId);
+      else {
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(/--no-wait is set/);
+        expect(r.stderr).not.toMatch(/waiting/);
+      }
+    }
+
+    const seen = await requests();
+    expect(seen.filter((r) => r.status === 401)).toEqual([]);
+    const mine = seen.filter((r) => r.token === 'pressure-nowait');
+    // Each exit 0 is one request served; each exit 5 sent nothing, because the state file
+    // said the window was spent.
+    expect(mine.map((r) => r.status)).toEqual(Array<number>(codes.filter((c) => c === 0).length).fill(200));
+    await expectNoLockout(seen);
+  });
+});
+
+describe('a rejected token in a loop of 50', () => {
+  it('exactly one request reaches the server; every command exits 4 and says how to replace the token', { timeout: 120_000 }, async () => {
+    const token = await newToken('pressure-revoked');
+    expect((await admin('/tokens/pressure-revoked', { method: 'DELETE' })).status).toBe(204);
+
+    const results = await loop(50, token, []);
+    results.forEach((r, i) => {
+      expect(r.code, `call ${i + 1}: ${r.stderr}`).toBe(4);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/auth login/);
+      expect(r.stderr).not.toContain(token);
+    });
+    expect(results.slice(1).every((r) => /will not send it again/.test(r.stderr))).toBe(true);
+
+    const seen = await requests();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ status: 401, token: null });
+    await expectNoLockout(seen);
+  });
+});
