@@ -52,7 +52,9 @@ try {
   const ids = run(['apps', 'list', '--limit', '3', '-o', 'tsv', '--fields', 'publicId'], env).trim().split('\n');
   run(['apps', 'get', ...ids, '--json', '--fields', 'publicId,name,status'], env);
   run(['environments', 'list', '--limit', '5', '-R', ...table], env);
-  run(['rate-limit'], env);
+  run(['docs', '--operations', ...table], env);
+  run(['api', '-X', 'GET', '/apps', '-f', `publicId[]=${ids[0]}`, '--fields', 'publicId,name'], env);
+  run(['rate-limit', ...table], env);
 } catch (err) {
   failed = true;
   process.stderr.write(`demo failed: ${err instanceof Error ? err.message : String(err)}\n`);

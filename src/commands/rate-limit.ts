@@ -1,3 +1,100 @@
-import type { Context } from '../context.js';
-import { HostctlError } from '../errors.js';
-export async function rateLimitRun(_ctx: Context, _o: { refresh?: boolean }): Promise<void> { throw new HostctlError('Not implemented yet.'); }
+// `hostctl rate-limit`: the last rate-limit state seen for this run's token, read from the
+// state file with no request; `--refresh` spends one request to bring it up to date.
+
+import { formatRateLine, type Context } from '../context.js';
+import type { RateState } from '../config/state.js';
+import { ApiError } from '../errors.js';
+
+export interface RateLimitOptions {
+  refresh?: boolean;
+}
+
+/** What `--json` prints; null where the API has not said. */
+export interface RateReport {
+  limit: number | null;
+  remaining: number | null;
+  /** ISO time when the window resets. */
+  resetAt: string | null;
+  /** Seconds from now until then; 0 once it has passed. */
+  resetInSeconds: number | null;
+  /** ISO time of the response this was read from. */
+  seenAt: string | null;
+}
+
+export function rateReport(rate: RateState | undefined, now: number): RateReport {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    limit: rate?.limit ?? null,
+    remaining: rate?.remaining ?? null,
+    resetAt: iso(rate?.resetAt),
+    resetInSeconds: rate?.resetAt === undefined ? null : Math.max(0, Math.ceil((rate.resetAt - now) / 1000)),
+    seenAt: iso(rate?.seenAt),
+  };
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+  // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
+  // and -R then reads the same state this command shows.
+  const token = await ctx.token();
+
+  if (o.refresh) {
+    const http = await ctx.http();
+    const spinner = await ctx.io.spinner('Asking the API…');
+    try {
+      // The cheapest request the platform documents: the first page of apps. Its body is
+      // not needed, only the X-RateLimit headers every response carries.
+      const res = await http.request({ path: '/apps' });
+      const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
+      if (!hasRateHeaders(parseRateHeaders(res.headers, Date.now()))) {
+        throw new ApiError(
+          `The API answered ${res.url.pathname} without X-RateLimit headers, so hostctl cannot tell the rate-limit state.`,
+          'Run with --verbose to see the response headers.',
+        );
+      }
+    } finally {
+      spinner.stop();
+    }
+  }
+
+  const now = Date.now();
+  const rate = ctx.state().getRate(token.fingerprint);
+  const known = rate?.remaining !== undefined;
+  const table = format === 'table' && !fields;
+  if (!known) {
+    // The table's own line already says "unknown"; the other formats need the words.
+    ctx.io.note(
+      table
+        ? 'Run "hostctl rate-limit --refresh" to spend one request and find out.'
+        : 'No rate-limit state has been seen for this token yet; "hostctl rate-limit --refresh" spends one request to find out.',
+    );
+  }
+
+  if (table) {
+    const lines = [formatRateLine(rate, now)];
+    if (rate && known) {
+      const passed = rate.resetAt !== undefined && rate.resetAt <= now;
+      lines.push(
+        `Seen ${ago(now - rate.seenAt)} ago (${new Date(rate.seenAt).toISOString()})${passed ? '; the window has reset since, so more requests are likely free' : ''}.`,
+      );
+    }
+    ctx.io.out(`${lines.join('\n')}\n`);
+    return;
+  }
+
+  const report = rateReport(rate, now);
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
+  // tsv has no row to show when nothing is known; json and ndjson print the nulls.
+  if (known || format === 'json' || format === 'ndjson') printer.add([report]);
+  await printer.end('single');
+}

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
-import { appendQuery, setQueryParam, type ApiRequest, type HttpClient } from './client.js';
+import { appendQuery, setQueryParam, type ApiRequest, type ApiResponse, type HttpClient } from './client.js';
 import { oneLine } from './errors.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */
@@ -20,6 +20,8 @@ export interface PageWalkOptions {
   page?: number;
   /** After each page: pages fetched so far, items so far. */
   onPage?: (pages: number, items: number) => void;
+  /** Each page's response as it arrives, before its items are yielded (`hostctl api -i`). */
+  onResponse?: (res: ApiResponse) => void;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -134,6 +136,7 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
       );
     }
     const res = await client.request(current);
+    opts.onResponse?.(res);
     const body = res.json();
     const { items, next } = pageOf(body, res.headers, res.url);
     pages++;

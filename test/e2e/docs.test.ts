@@ -1,0 +1,129 @@
+// `hostctl docs` end to end: the URL with no token and no request, --open through a
+// $BROWSER that records its argument (no real browser), and --operations read from the
+// sandbox's generated OpenAPI reference.
+
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+
+interface Row {
+  method: string;
+  path: string;
+  summary: string;
+  operationId: string | null;
+}
+
+describe('hostctl docs against the sandbox', () => {
+  let server: PlatformServer;
+  let dir: { path: string; cleanup(): void };
+  let expected: Row[];
+
+  const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
+    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
+
+  beforeAll(async () => {
+    server = await startSandboxServer(['--rate-limit', '100000']);
+    dir = tmpDir();
+    // What the sandbox itself publishes, read without hostctl: every operation of every path.
+    const res = await fetch(`${server.baseUrl}/docs`, { headers: { accept: 'application/json', authorization: `Bearer ${server.token}` } });
+    const doc = (await res.json()) as { servers: { url: string }[]; paths: Record<string, Record<string, { summary: string; operationId: string }>> };
+    expect(doc.servers[0]?.url).toBe('/v1');
+    expected = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, summary: op.summary, operationId: op.operationId })),
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+    dir?.cleanup();
+  });
+
+  it('prints {base_url}/docs, needs no token and sends nothing', async () => {
+    await server.clearRequests();
+    const r = await hostctl(['docs'], { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
+    expect(r).toEqual({ code: 0, stdout: `${server.baseUrl}/docs\n`, stderr: '' });
+    expect(await server.requests()).toHaveLength(0);
+  });
+
+  it('without a base URL: exit 2 with the next step', async () => {
+    const r = await hostctl(['docs'], { HOSTCTL_BASE_URL: undefined });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/No base URL is set.*\n.*--base-url/);
+  });
+
+  it('--open runs $BROWSER with the URL, and sends nothing', async () => {
+    const record = join(dir.path, 'opened.txt');
+    const script = join(dir.path, 'fake-browser.sh');
+    writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`);
+    chmodSync(script, 0o755);
+    await server.clearRequests();
+    const r = await hostctl(['docs', '--open'], { BROWSER: `${script} --new-tab` });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`Opening ${server.baseUrl}/docs in your browser.`);
+    expect(readFileSync(record, 'utf8')).toBe(`--new-tab\n${server.baseUrl}/docs\n`);
+    expect(await server.requests()).toHaveLength(0);
+  });
+
+  it('--open with a browser that fails: exit 1, and the URL to open by hand', async () => {
+    const missing = await hostctl(['docs', '--open'], { BROWSER: join(dir.path, 'no-such-browser') });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/Could not open a browser: \$BROWSER \(.*no-such-browser\) was not found\.\nOpen http:\/\/127\.0\.0\.1:\d+\/v1\/docs yourself/);
+    const failing = await hostctl(['docs', '--open'], { BROWSER: 'false' });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toMatch(/exited with code 1/);
+  });
+
+  it('--operations --json lists every operation of the reference, in one request', async () => {
+    await server.clearRequests();
+    const r = await hostctl(['docs', '--operations', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+    expect(expected).toContainEqual(expect.objectContaining({ method: 'POST', path: '/apps' }));
+    expect(expected).toContainEqual(expect.objectContaining({ method: 'GET', path: '/environments/{id}/deployments' }));
+    expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/docs', query: '' }]);
+  });
+
+  it('--operations piped: tsv rows of method, path and summary; -o ndjson one per line', async () => {
+    const tsv = await hostctl(['docs', '--operations']);
+    expect(tsv.code).toBe(0);
+    expect(tsv.stdout).toBe(expected.map((o) => `${o.method}\t${o.path}\t${o.summary}\n`).join(''));
+    const nd = await hostctl(['docs', '--operations', '-o', 'ndjson']);
+    expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(expected);
+  });
+
+  it('every listed path works with hostctl api as it is printed', async () => {
+    const list = expected.filter((o) => o.method === 'GET' && !o.path.includes('{'));
+    expect(list.length).toBeGreaterThan(3);
+    for (const op of list.slice(0, 3)) expect((await hostctl(['api', op.path, '-o', 'tsv'])).code).toBe(0);
+  });
+
+  it('--open and --operations together: exit 2', async () => {
+    const r = await hostctl(['docs', '--open', '--operations']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/one at a time/);
+  });
+});
+
+describe('hostctl docs --operations against a server with no reference', () => {
+  let server: Awaited<ReturnType<typeof startAlt>>;
+  let dir: { path: string; cleanup(): void };
+  beforeAll(async () => {
+    server = await startAlt({ limit: 100000 });
+    dir = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    dir?.cleanup();
+  });
+
+  it('a 404 for /docs exits 3 with one message, no stack trace', async () => {
+    const r = await runCli(['docs', '--operations'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^hostctl: Not found: GET \/v1\/docs \(404\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

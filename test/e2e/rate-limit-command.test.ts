@@ -1,0 +1,114 @@
+// `hostctl rate-limit` end to end: the last state seen, from the state file, with no
+// request; --refresh spends exactly one. The sandbox runs a long window (50 requests per
+// 600 s), so the remaining count is exactly the limit minus the requests it logged.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+
+const LIMIT = 50;
+const RATE_LINE = /^Rate limit: (\d+)\/(\d+) requests left, resets in (\d+)s$/m;
+
+interface Report {
+  limit: number | null;
+  remaining: number | null;
+  resetAt: string | null;
+  resetInSeconds: number | null;
+  seenAt: string | null;
+}
+
+describe('hostctl rate-limit against the sandbox', () => {
+  let server: PlatformServer;
+  let dir: { path: string; cleanup(): void };
+
+  const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
+    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
+
+  beforeAll(async () => {
+    server = await startSandboxServer(['--rate-limit', String(LIMIT), '--window', '600']);
+    dir = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    dir?.cleanup();
+  });
+
+  it('with no state yet: says so, suggests --refresh, exit 0, no request', async () => {
+    const text = await hostctl(['rate-limit', '-o', 'table']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe('Rate limit: unknown (no response seen yet for this token)\n');
+    expect(text.stderr).toMatch(/hostctl rate-limit --refresh/);
+    const json = await hostctl(['rate-limit', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ limit: null, remaining: null, resetAt: null, resetInSeconds: null, seenAt: null });
+    expect(await server.requests()).toHaveLength(0);
+  });
+
+  it('after a command, shows the state that command saw, in the -R line format, with no request', async () => {
+    const list = await hostctl(['apps', 'list', '--limit', '1', '-R']);
+    expect(list.code).toBe(0);
+    const seen = RATE_LINE.exec(list.stderr);
+    expect(seen?.slice(1, 3)).toEqual([String(LIMIT - 1), String(LIMIT)]);
+
+    const text = await hostctl(['rate-limit', '-o', 'table']);
+    expect(text.code).toBe(0);
+    const [line, second] = text.stdout.split('\n');
+    expect(RATE_LINE.exec(line ?? '')?.slice(1, 3)).toEqual([String(LIMIT - 1), String(LIMIT)]);
+    expect(second).toMatch(/^Seen \d+s ago \(\d{4}-\d\d-\d\dT[\d:.]+Z\)\.$/);
+
+    const r = await hostctl(['rate-limit', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report).toMatchObject({ limit: LIMIT, remaining: LIMIT - 1 });
+    expect(Date.parse(report.resetAt ?? '')).toBeGreaterThan(Date.parse(report.seenAt ?? ''));
+    expect(report.resetInSeconds).toBeGreaterThan(0);
+    expect(report.resetInSeconds).toBeLessThanOrEqual(600);
+    // Only the list reached the server.
+    expect(await server.requests()).toHaveLength(1);
+  });
+
+  it('--refresh spends exactly one request and shows what it brought', async () => {
+    await server.clearRequests();
+    const r = await hostctl(['rate-limit', '--refresh', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 2 });
+    expect(await server.requests()).toHaveLength(1);
+  });
+
+  it('piped: one tsv row; -R on rate-limit itself agrees', async () => {
+    const r = await hostctl(['rate-limit', '-R']);
+    expect(r.code).toBe(0);
+    const cells = r.stdout.trimEnd().split('\t');
+    expect(cells).toHaveLength(5);
+    expect(cells.slice(0, 2)).toEqual([String(LIMIT), String(LIMIT - 2)]);
+    expect(cells[2]).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(RATE_LINE.exec(r.stderr)?.slice(1, 3)).toEqual([String(LIMIT - 2), String(LIMIT)]);
+  });
+
+  it('the state is kept per token: another token has none', async () => {
+    const res = await fetch(`${new URL(server.baseUrl).origin}/_sandbox/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'second' }),
+    });
+    const { token } = (await res.json()) as { token: string };
+    const r = await hostctl(['rate-limit', '--json'], { HOSTCTL_TOKEN: token });
+    expect(JSON.parse(r.stdout)).toMatchObject({ remaining: null });
+  });
+
+  it('a token the API rejected: exit 4, no request', async () => {
+    const env = { HOSTCTL_TOKEN: 'hsb_rejected_token' };
+    expect((await hostctl(['api', '/apps'], env)).code).toBe(4);
+    await server.clearRequests();
+    const r = await hostctl(['rate-limit', '--refresh'], env);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/will not send it again/);
+    expect(await server.requests()).toHaveLength(0);
+  });
+
+  it('no token at all: exit 4', async () => {
+    const r = await hostctl(['rate-limit'], { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+  });
+});
