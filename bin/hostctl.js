@@ -1,6 +1,111 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli.js';
+// The hostctl command. Scripts call it in loops and the shell calls `hostctl __complete`
+// on every Tab press, so it starts as little as it can (README "Performance"):
+//   hostctl --version    answered here, from package.json;
+//   hostctl __complete   the ES module dist/cli.js, which loads only the completion chunk;
+//   everything else      dist/hostctl.cjs, compiled with the V8 code cache the build made.
+// This file is CommonJS (bin/package.json): an ES module entry alone makes Node start its
+// ES module loader, which costs about a fifth of a bare `node -e 0`.
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+/* global require, module, __dirname */
+/* eslint-disable @typescript-eslint/no-require-imports */
+'use strict';
+
+const { readFileSync, renameSync, rmSync, writeFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+
+const DIST = join(__dirname, '..', 'dist');
+
+/**
+ * Loads dist/hostctl.cjs as Node loads a CommonJS module, but through vm.Script with
+ * V8's code cache (dist/hostctl.cjs.cache), so that what the last run compiled is not
+ * parsed and compiled again. A missing, stale or damaged cache costs only that saving:
+ * V8 checks it and compiles from the source. Then, if the package directory is
+ * writable, a fresh cache is saved at exit (a Node upgrade makes V8 reject the old one).
+ * `train` (the build) skips the cache and leaves saving it to the caller; `as` is the
+ * path the file will have once installed, because V8 keeps the script's name in the
+ * cache and stack traces show it.
+ */
+function loadProgram(dir = DIST, { train = false, as = dir } = {}) {
+  const file = join(dir, 'hostctl.cjs');
+  const cacheFile = `${file}.cache`;
+  // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
+  // threads, and Node waits for those to finish before it exits: about 100 ms on two
+  // cores, after the output is printed. The baseline compiler is ample for HTTP headers.
+  // Set before compiling, as the build does, because V8 ties the cache to its flags.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const { Script } = require('node:vm');
+  const source = readFileSync(file, 'latin1');
+  let cachedData;
+  if (!train) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // no cache: compile from the source
+    }
+  }
+  // Node's own CommonJS wrapper; the line break keeps line 1 of the file at column 1.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+    filename: join(as, 'hostctl.cjs'),
+    lineOffset: -1,
+    cachedData,
+  });
+  const saveCache = () => {
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, script.createCachedData());
+      renameSync(tmp, cacheFile);
+    } catch {
+      // A read-only installation keeps the cache it shipped with, or none.
+      rmSync(tmp, { force: true });
+    }
+  };
+  // Command-line or NODE_OPTIONS flags change what V8 accepts; a cache made under them
+  // would be rejected by the next plain run.
+  const plainNode = process.execArgv.length === 0 && !process.env.NODE_OPTIONS;
+  if (!train && plainNode && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', saveCache);
+
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, dir);
+  return { main: mod.exports.main, saveCache };
+}
+
+/** Writes to stdout's file descriptor: cheaper than setting up process.stdout for one line. */
+function writeOut(text) {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(1, bytes, done);
+  } catch {
+    process.stdout.write(bytes.subarray(done));
+  }
+}
+
+function run(argv) {
+  if (argv.length === 1 && argv[0] === '--version') {
+    writeOut(`${require('../package.json').version}\n`);
+    return;
+  }
+  let started;
+  try {
+    started = argv[0] === '__complete' ? import('../dist/cli.js').then(({ main }) => main(argv)) : loadProgram().main(argv);
+  } catch (err) {
+    started = Promise.reject(err);
+  }
+  // main() reports its own errors and never rejects: what lands here is a missing or
+  // broken dist/.
+  started.then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`hostctl: this installation is incomplete (${err instanceof Error ? err.message : err}).\n`);
+      process.stderr.write('Reinstall hostctl, or run "npm run build" in its source folder.\n');
+      process.exitCode = 1;
+    },
+  );
+}
+
+module.exports = { loadProgram };
+
+if (require.main === module) run(process.argv.slice(2));

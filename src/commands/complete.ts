@@ -1,15 +1,17 @@
 // The engine behind the shell scripts in completions/: `hostctl __complete <words…>`.
 // It walks the same commander tree that parses real commands, so a new command or flag
 // completes without touching this file. It runs on every Tab press, so it reads only the
-// config and state files: no request, no keychain, no HTTP or table modules.
+// config and state files: no request, no keychain, no HTTP or table modules, and in dist/
+// not even commander: the build reads the tree off the program once (completionSpec) and
+// bakes it in as data.
 //
 // Protocol (shared by the bash, zsh and fish scripts): the words are the command line
 // after "hostctl" up to and including the word under the cursor (possibly empty). Each
 // stdout line is one candidate, optionally followed by a tab and a description; a line
 // ":files" asks the shell for its own file-name completion. The exit code is always 0.
 
-import { Help, type Command, type Option } from 'commander';
-import { buildProgram } from '../cli.js';
+import { writeSync } from 'node:fs';
+import type { Command, Option } from 'commander';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
 import { StateStore } from '../config/state.js';
@@ -31,15 +33,96 @@ const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output'];
 /** Only plain IDs are offered: the state file is written from API data, which may be hostile. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
+/** The part of a commander command that completion reads, as plain data. */
+export interface CommandSpec {
+  name: string;
+  aliases: string[];
+  description: string;
+  /** The command's own visible options, as help lists them (global ones are the parents'). */
+  options: OptionSpec[];
+  /** The subcommands help lists, commander's implicit `help` included. */
+  listed: { name: string; aliases: string[]; description: string }[];
+  /** Every subcommand, for walking the words. */
+  commands: CommandSpec[];
+}
+
+export interface OptionSpec {
+  long?: string;
+  short?: string;
+  description: string;
+  required: boolean;
+  optional: boolean;
+  argChoices?: string[];
+}
+
+/** A CommandSpec with its parent, as the walk needs it. */
+interface Cmd extends CommandSpec {
+  parent: Cmd | null;
+  commands: Cmd[];
+}
+
+/** Reads the tree off a commander program: at build time for dist/, at run time from the sources. */
+export function completionSpec(cmd: Command): CommandSpec {
+  const help = cmd.createHelp();
+  return {
+    name: cmd.name(),
+    aliases: cmd.aliases(),
+    description: cmd.description(),
+    options: help.visibleOptions(cmd).map((o: Option) => ({
+      long: o.long,
+      short: o.short,
+      description: o.description,
+      required: o.required,
+      optional: o.optional,
+      argChoices: o.argChoices,
+    })),
+    listed: help.visibleCommands(cmd).map((c) => ({ name: c.name(), aliases: c.aliases(), description: c.description() })),
+    commands: cmd.commands.map(completionSpec),
+  };
+}
+
+/** The JSON text of completionSpec(buildProgram()), defined by the build. */
+declare const __HOSTCTL_COMPLETION_SPEC__: string | undefined;
+
+async function commandTree(): Promise<Cmd> {
+  let spec: CommandSpec;
+  if (typeof __HOSTCTL_COMPLETION_SPEC__ === 'string') {
+    spec = JSON.parse(__HOSTCTL_COMPLETION_SPEC__) as CommandSpec;
+  } else {
+    const { buildProgram } = await import('../cli.js');
+    spec = completionSpec(buildProgram());
+  }
+  const link = (s: CommandSpec, parent: Cmd | null): Cmd => {
+    const cmd: Cmd = { ...s, parent, commands: [] };
+    cmd.commands = s.commands.map((c) => link(c, cmd));
+    return cmd;
+  };
+  return link(spec, null);
+}
+
 export async function completeMain(words: string[]): Promise<number> {
   let lines: string[] = [];
   try {
-    lines = format(complete(words, process.env));
+    lines = format(complete(words, process.env, await commandTree()));
   } catch {
     // A broken config or an unexpected tree must never print an error into the prompt.
   }
-  if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) writeOut(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/**
+ * Straight to file descriptor 1: setting up process.stdout costs more than the rest of
+ * a Tab press. A pipe that is full or non-blocking gets the rest through process.stdout.
+ */
+function writeOut(text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(1, bytes, done);
+  } catch {
+    process.stdout.write(bytes.subarray(done));
+  }
 }
 
 function format(result: Candidate[] | 'files'): string[] {
@@ -53,25 +136,24 @@ function oneLine(s: string): string {
 }
 
 interface Walk {
-  cmd: Command;
+  cmd: Cmd;
   /** Positional arguments given to `cmd` so far. */
   args: string[];
   /** Values of options seen so far, by long flag (`--profile`). */
   values: Map<string, string>;
   /** The option whose value is the current word, if any. */
-  pending?: Option;
+  pending?: OptionSpec;
 }
 
 /** The candidates for the last word of `words`, or 'files' for file-name completion. */
-export function complete(words: readonly string[], env: NodeJS.ProcessEnv): Candidate[] | 'files' {
-  const program = buildProgram();
+export function complete(words: readonly string[], env: NodeJS.ProcessEnv, program: Cmd): Candidate[] | 'files' {
   const prior = words.slice(0, -1);
   const current = words[words.length - 1] ?? '';
   const walk = walkWords(program, prior);
   const sources = new Sources(env, walk.values);
 
   // The sandbox parses its own flags (see cli.ts); its completion would need a second list.
-  if (walk.cmd.name() === 'sandbox') return [];
+  if (walk.cmd.name === 'sandbox') return [];
 
   if (walk.pending) return filter(optionValues(walk.pending, walk, sources), current);
 
@@ -97,7 +179,7 @@ export function complete(words: readonly string[], env: NodeJS.ProcessEnv): Cand
   return filter(argumentValues(walk, sources), current);
 }
 
-function walkWords(program: Command, words: readonly string[]): Walk {
+function walkWords(program: Cmd, words: readonly string[]): Walk {
   const walk: Walk = { cmd: program, args: [], values: new Map() };
   let onlyArgs = false;
   for (const word of words) {
@@ -137,17 +219,16 @@ function walkWords(program: Command, words: readonly string[]): Walk {
   return walk;
 }
 
-function findSubcommand(cmd: Command, word: string): Command | undefined {
-  return cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+function findSubcommand(cmd: Cmd, word: string): Cmd | undefined {
+  return cmd.commands.find((c) => c.name === word || c.aliases.includes(word));
 }
 
 /** The command's own options, then those of its parents (global options work anywhere). */
-function optionsInScope(cmd: Command): Option[] {
-  const help = new Help();
+function optionsInScope(cmd: Cmd): OptionSpec[] {
   const seen = new Set<string>();
-  const out: Option[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) {
-    for (const opt of help.visibleOptions(c)) {
+  const out: OptionSpec[] = [];
+  for (let c: Cmd | null = cmd; c; c = c.parent) {
+    for (const opt of c.options) {
       const key = opt.long ?? opt.short ?? '';
       if (seen.has(key)) continue;
       seen.add(key);
@@ -157,19 +238,19 @@ function optionsInScope(cmd: Command): Option[] {
   return out;
 }
 
-function findOption(cmd: Command, flag: string): Option | undefined {
+function findOption(cmd: Cmd, flag: string): OptionSpec | undefined {
   return optionsInScope(cmd).find((o) => o.long === flag || o.short === flag);
 }
 
-function takesValue(opt: Option): boolean {
+function takesValue(opt: OptionSpec): boolean {
   return opt.required || opt.optional;
 }
 
-function flagName(opt: Option): string {
+function flagName(opt: OptionSpec): string {
   return opt.long ?? opt.short ?? '';
 }
 
-function optionCandidates(cmd: Command, current: string): Candidate[] {
+function optionCandidates(cmd: Cmd, current: string): Candidate[] {
   const out: Candidate[] = [];
   for (const opt of optionsInScope(cmd)) {
     if (opt.long) out.push({ value: opt.long, description: opt.description });
@@ -179,19 +260,19 @@ function optionCandidates(cmd: Command, current: string): Candidate[] {
   return out;
 }
 
-function subcommandCandidates(cmd: Command): Candidate[] {
+function subcommandCandidates(cmd: Cmd): Candidate[] {
   const out: Candidate[] = [];
-  for (const sub of new Help().visibleCommands(cmd)) {
+  for (const sub of cmd.listed) {
     // commander adds a `help` subcommand to every group; offering it under `apps` is noise.
-    if (sub.name() === 'help' && cmd.parent) continue;
-    const description = sub.description();
-    out.push({ value: sub.name(), description });
-    for (const alias of sub.aliases()) out.push({ value: alias, description });
+    if (sub.name === 'help' && cmd.parent) continue;
+    const description = sub.description;
+    out.push({ value: sub.name, description });
+    for (const alias of sub.aliases) out.push({ value: alias, description });
   }
   return out;
 }
 
-function optionValues(opt: Option, walk: Walk, sources: Sources): Candidate[] | 'files' {
+function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[] | 'files' {
   if (opt.argChoices) return opt.argChoices.map((value) => ({ value }));
   switch (opt.long) {
     case '--profile':
@@ -212,27 +293,27 @@ function optionValues(opt: Option, walk: Walk, sources: Sources): Candidate[] | 
 }
 
 /** The resource a `list`/`get` command belongs to. */
-function resourceOf(cmd: Command) {
-  return cmd.parent ? findResource(cmd.parent.name()) : undefined;
+function resourceOf(cmd: Cmd) {
+  return cmd.parent ? findResource(cmd.parent.name) : undefined;
 }
 
 function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   const { cmd, args } = walk;
-  const group = cmd.parent?.name();
+  const group = cmd.parent?.name;
   const resource = resourceOf(cmd);
-  if (resource && cmd.name() === 'get') {
+  if (resource && cmd.name === 'get') {
     const given = new Set(args);
     return sources.ids(resource.name).filter((c) => !given.has(c.value));
   }
   if (group === 'config') {
-    if (args.length === 0 && cmd.name() !== 'list' && cmd.name() !== 'path') {
-      return sources.configKeys(cmd.name() === 'set' ? SETTABLE_PROFILE_KEYS : PROFILE_KEYS);
+    if (args.length === 0 && cmd.name !== 'list' && cmd.name !== 'path') {
+      return sources.configKeys(cmd.name === 'set' ? SETTABLE_PROFILE_KEYS : PROFILE_KEYS);
     }
-    if (args.length === 1 && cmd.name() === 'set') return configValues(args[0] ?? '', sources);
+    if (args.length === 1 && cmd.name === 'set') return configValues(args[0] ?? '', sources);
     return [];
   }
-  if (cmd.name() === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
-  if (cmd.name() === 'api' && args.length === 0) {
+  if (cmd.name === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
+  if (cmd.name === 'api' && args.length === 0) {
     return RESOURCES.map((r) => ({ value: r.path, description: r.description }));
   }
   return [];

@@ -359,7 +359,8 @@ export class HttpClient {
       controller.abort();
     }, this.options.timeoutMs);
     let midResponse = false;
-    const started = performance.now();
+    // Only --verbose shows the time: the global `performance` loads perf_hooks on first use.
+    const started = this.options.verbose ? performance.now() : 0;
     try {
       this.sent++;
       const res = await undici.request(a.url, {

@@ -1,0 +1,261 @@
+// `npm run bench`: hostctl's start-up cost as ratios to bare Node doing the same work.
+//
+//   (a) hostctl apps list --json   vs  a bare node:http script: the same GET, same headers, prints the JSON
+//   (b) hostctl --version          vs  node -e 0
+//   (c) hostctl __complete apps get ""  vs  node -e 0
+//   (d) peak RSS of (a)            vs  peak RSS of (a)'s baseline
+//
+// Each pair runs alternately (A B, then B A, …) after warm-ups, against `hostctl sandbox`
+// on loopback, and the medians are compared. Ratios within one run are robust to a
+// uniformly slow machine, not to a neighbour that comes and goes: run it on a quiet one.
+// Exits non-zero only when something could not be measured (a run failed, or the two
+// sides of (a) printed different data); a ratio over its target is reported, not fatal.
+//
+// Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
+// --rss-runs N (default 10), --keep-env (see childEnv below).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const BIN = join(ROOT, 'bin', 'hostctl.js');
+const NODE = process.execPath;
+const TIME = '/usr/bin/time';
+
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '40' },
+      warmup: { type: 'string', default: '5' },
+      'rss-runs': { type: 'string', default: '10' },
+      'keep-env': { type: 'boolean', default: false },
+    },
+  }));
+} catch (err) {
+  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--keep-env]\n`);
+  process.exit(2);
+}
+
+function count(raw, flag) {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) fail(`${flag} takes a whole number from 1 up, not "${raw}".`);
+  return n;
+}
+
+class CannotMeasure extends Error {}
+
+function fail(message) {
+  throw new CannotMeasure(message);
+}
+
+/**
+ * The environment of every measured process. NODE_OPTIONS would change what each side
+ * runs. NODE_EXTRA_CA_CERTS makes every Node process read and parse a CA file before it
+ * runs a line (about 75 ms on the machine this was written on, on both sides alike): it
+ * would dilute every ratio towards 1, so it is dropped unless --keep-env is given. Nothing
+ * here speaks TLS.
+ */
+function childEnv(extra) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('HOSTCTL_') || k === 'NODE_OPTIONS' || k === 'FORCE_COLOR' || k === 'NO_COLOR') continue;
+    if (k === 'NODE_EXTRA_CA_CERTS' && !args['keep-env']) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+// The floor for (a): what any Node program must do to print this list. CommonJS, as a
+// bare `node script.js` outside a package is, so it pays no ES module loader.
+const BASELINE = String.raw`'use strict';
+const http = require('node:http');
+const url = new URL(process.env.HOSTCTL_BASE_URL + '/apps');
+const req = http.get(url, {
+  headers: {
+    accept: 'application/json',
+    authorization: 'Bearer ' + process.env.HOSTCTL_TOKEN,
+    'user-agent': 'hostctl/' + process.env.BENCH_VERSION,
+  },
+}, (res) => {
+  const chunks = [];
+  res.on('data', (c) => chunks.push(c));
+  res.on('end', () => {
+    if (res.statusCode !== 200) {
+      process.stderr.write('HTTP ' + res.statusCode + '\n');
+      process.exitCode = 1;
+      return;
+    }
+    process.stdout.write(JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')), null, 2) + '\n');
+  });
+});
+req.on('error', (err) => {
+  process.stderr.write(err.message + '\n');
+  process.exitCode = 1;
+});
+`;
+
+/** Starts `hostctl sandbox` and reads its two lines; rejects after 20 s. */
+function startSandbox(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '1000000'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let logs = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (logs += d));
+    const vars = {};
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new CannotMeasure(`hostctl sandbox did not start within 20 s. ${logs.trim()}`));
+    }, 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new CannotMeasure(`hostctl sandbox exited with ${code}. ${logs.trim()}`));
+    });
+    const rl = createInterface({ input: child.stdout });
+    rl.on('line', (line) => {
+      const m = /^(HOSTCTL_[A-Z_]+)=(.*)$/.exec(line);
+      if (m) vars[m[1]] = m[2];
+      if (vars.HOSTCTL_BASE_URL && vars.HOSTCTL_TOKEN) {
+        clearTimeout(timer);
+        rl.close();
+        child.removeAllListeners('exit');
+        resolve({ child, baseUrl: vars.HOSTCTL_BASE_URL, token: vars.HOSTCTL_TOKEN });
+      }
+    });
+  });
+}
+
+/** One run: wall time in ms from spawn to exit, and what it printed. */
+function run(cmd, argv, env) {
+  const started = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024, timeout: 30_000 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.error || r.status !== 0) {
+    fail(`"${[cmd, ...argv].join(' ')}" ${r.error ? `failed: ${r.error.message}` : `exited with ${r.status ?? r.signal}`}. ${String(r.stderr ?? '').trim()}`);
+  }
+  return { ms, stdout: String(r.stdout) };
+}
+
+/** Peak RSS in KiB of one run, through GNU time. */
+function rss(cmd, argv, env, outFile) {
+  const r = spawnSync(TIME, ['-f', '%M', '-o', outFile, cmd, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000 });
+  if (r.error || r.status !== 0) fail(`"${[cmd, ...argv].join(' ')}" under ${TIME} exited with ${r.status ?? r.error?.message}. ${String(r.stderr ?? '').trim()}`);
+  const kib = Number(readFileSync(outFile, 'utf8').trim().split('\n').pop());
+  if (!Number.isFinite(kib) || kib <= 0) fail(`${TIME} reported no peak RSS.`);
+  return kib;
+}
+
+/** Runs A and B alternately, A first on even rounds and B first on odd ones. */
+function alternate(a, b, warmup, runs) {
+  const out = { a: [], b: [] };
+  for (let i = 0; i < warmup + runs; i++) {
+    const pair = i % 2 === 0 ? [['a', a], ['b', b]] : [['b', b], ['a', a]];
+    for (const [side, fn] of pair) {
+      const v = fn();
+      if (i >= warmup) out[side].push(v);
+    }
+  }
+  return out;
+}
+
+function median(list) {
+  const s = [...list].sort((x, y) => x - y);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function quartiles(list) {
+  const s = [...list].sort((x, y) => x - y);
+  return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil(((s.length - 1) * 3) / 4)]];
+}
+
+async function main() {
+  const RUNS = count(args.runs, '--runs');
+  const WARMUP = count(args.warmup, '--warmup');
+  const RSS_RUNS = count(args['rss-runs'], '--rss-runs');
+  if (!existsSync(join(ROOT, 'dist', 'hostctl.cjs'))) fail('dist/ is missing or out of date: run "npm run build" first.');
+  const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+  const scratch = mkdtempSync(join(tmpdir(), 'hostctl-bench-'));
+  let sandbox;
+  try {
+    sandbox = await startSandbox(childEnv({}));
+    const baselineFile = join(scratch, 'baseline.cjs');
+    writeFileSync(baselineFile, BASELINE);
+    const env = childEnv({
+      HOSTCTL_BASE_URL: sandbox.baseUrl,
+      HOSTCTL_TOKEN: sandbox.token,
+      HOSTCTL_CONFIG_DIR: join(scratch, 'config'),
+      BENCH_VERSION: version,
+    });
+
+    // The two sides of (a) must print the same data, or the comparison means nothing.
+    const listed = JSON.parse(run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout);
+    const floor = JSON.parse(run(NODE, [baselineFile], env).stdout);
+    if (!isDeepStrictEqual(listed, floor)) fail('hostctl apps list --json and the baseline script printed different data.');
+    // (a) has filled the ID cache, so (c) answers with the app IDs, as after real use.
+    const candidates = run(NODE, [BIN, '__complete', 'apps', 'get', ''], env).stdout.split('\n').filter(Boolean);
+    if (candidates.length === 0) fail('hostctl __complete apps get "" offered no IDs after apps list.');
+    if (run(NODE, [BIN, '--version'], env).stdout !== `${version}\n`) fail(`hostctl --version did not print ${version}.`);
+
+    const load0 = loadavg()[0];
+    const rows = [];
+    const timed = (name, a, b, target) => {
+      const r = alternate(() => a().ms, () => b().ms, WARMUP, RUNS);
+      rows.push({ name, a: r.a, b: r.b, unit: 'ms', target });
+    };
+    timed('(a) apps list --json  / node:http script', () => run(NODE, [BIN, 'apps', 'list', '--json'], env), () => run(NODE, [baselineFile], env), 1.3);
+    timed('(b) --version         / node -e 0', () => run(NODE, [BIN, '--version'], env), () => run(NODE, ['-e', '0'], env), 1.15);
+    timed('(c) __complete apps get "" / node -e 0', () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), () => run(NODE, ['-e', '0'], env), 1.2);
+
+    if (!existsSync(TIME)) fail(`${TIME} (GNU time) is needed for the peak RSS: install the "time" package.`);
+    const rssFile = join(scratch, 'rss.txt');
+    const m = alternate(
+      () => rss(NODE, [BIN, 'apps', 'list', '--json'], env, rssFile),
+      () => rss(NODE, [baselineFile], env, rssFile),
+      1,
+      RSS_RUNS,
+    );
+    rows.push({ name: '(d) peak RSS of (a)   / of its baseline', a: m.a.map((k) => k / 1024), b: m.b.map((k) => k / 1024), unit: 'MiB', target: 1.5 });
+    const load1 = loadavg()[0];
+
+    const cpu = cpus();
+    console.log(`hostctl ${version}, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ${process.platform}`);
+    console.log(`${RUNS} alternating pairs per case after ${WARMUP} warm-up pairs (RSS: ${RSS_RUNS}); load average ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+    if (!args['keep-env'] && process.env.NODE_EXTRA_CA_CERTS) console.log('NODE_EXTRA_CA_CERTS is set here and was left out of the runs (--keep-env keeps it).');
+    console.log('');
+    const header = ['case (A / B)', 'median A', 'median B', 'A/B', 'target', ''];
+    const table = [header];
+    let allPass = true;
+    for (const row of rows) {
+      const ma = median(row.a);
+      const mb = median(row.b);
+      const ratio = ma / mb;
+      const pass = ratio <= row.target;
+      allPass &&= pass;
+      const [qa1, qa3] = quartiles(row.a);
+      const spread = row.unit === 'ms' ? ` (IQR ${qa1.toFixed(1)}–${qa3.toFixed(1)})` : '';
+      table.push([row.name, `${ma.toFixed(1)} ${row.unit}${spread}`, `${mb.toFixed(1)} ${row.unit}`, ratio.toFixed(2), `≤ ${row.target}`, pass ? 'pass' : 'FAIL']);
+    }
+    const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+    for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+    console.log('');
+    console.log(allPass ? 'All four ratios meet their targets.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
+    return 0;
+  } finally {
+    sandbox?.child.kill('SIGTERM');
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`bench: ${err instanceof CannotMeasure ? err.message : err?.stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,105 @@
+// How bin/hostctl.js starts the built CLI (README "Performance"): the --version answer it
+// gives itself, and the V8 code cache of dist/hostctl.cjs, which may be missing, damaged
+// or unwritable without changing what hostctl does. Each test runs a private copy of the
+// package, so that it can break the cache without touching dist/.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+let dirs: Array<{ cleanup(): void }> = [];
+
+afterEach(() => {
+  for (const d of dirs) d.cleanup();
+  dirs = [];
+});
+
+/** A copy of the installed package: bin/, dist/, completions/, package.json, node_modules linked. */
+function copyPackage(): { root: string; cache: string; config: string } {
+  const dir = tmpDir('hostctl-startup-');
+  dirs.push(dir);
+  const root = join(dir.path, 'hostctl');
+  mkdirSync(root);
+  for (const part of ['bin', 'dist', 'completions', 'package.json']) cpSync(join(ROOT, part), join(root, part), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  const config = join(dir.path, 'config');
+  mkdirSync(config);
+  return { root, cache: join(root, 'dist', 'hostctl.cjs.cache'), config };
+}
+
+function run(root: string, config: string, args: string[]): Promise<RunResult> {
+  return runProcess(process.execPath, [join(root, 'bin', 'hostctl.js'), ...args], { env: { HOSTCTL_CONFIG_DIR: config } });
+}
+
+/** What a command prints with the package as built: the reference for the broken copies. */
+async function reference(args: string[]): Promise<RunResult> {
+  const config = tmpDir();
+  dirs.push(config);
+  return runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path } });
+}
+
+const mtime = (path: string) => statSync(path).mtimeMs;
+
+describe('hostctl --version', () => {
+  it('prints the version in package.json, as the commander program does', async () => {
+    const fast = await runCli(['--version']);
+    expect(fast).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    // With another flag first, the word reaches commander's own --version.
+    const parsed = await runCli(['-q', '--version']);
+    expect(parsed).toEqual(fast);
+  });
+});
+
+describe('the code cache of dist/hostctl.cjs', () => {
+  it('ships with the build and is used as it is', async () => {
+    const pkg = copyPackage();
+    expect(existsSync(pkg.cache), 'npm run build made dist/hostctl.cjs.cache').toBe(true);
+    const before = mtime(pkg.cache);
+    const r = await run(pkg.root, pkg.config, ['--help']);
+    expect(r).toEqual(await reference(['--help']));
+    // Rewritten only when V8 rejects it.
+    expect(mtime(pkg.cache)).toBe(before);
+  });
+
+  it('damaged: the same output, and a good cache replaces it', async () => {
+    const pkg = copyPackage();
+    writeFileSync(pkg.cache, 'not a V8 code cache'.repeat(100));
+    const r = await run(pkg.root, pkg.config, ['config', 'path']);
+    expect(r).toEqual({ code: 0, stdout: `${join(pkg.config, 'config.json')}\n`, stderr: '' });
+    expect(readFileSync(pkg.cache, 'utf8')).not.toContain('not a V8 code cache');
+    const written = mtime(pkg.cache);
+    expect((await run(pkg.root, pkg.config, ['--help'])).code).toBe(0);
+    expect(mtime(pkg.cache), 'the new cache was accepted, so not rewritten').toBe(written);
+  });
+
+  it('missing: the same output, and the run saves one', async () => {
+    const pkg = copyPackage();
+    rmSync(pkg.cache);
+    expect(await run(pkg.root, pkg.config, ['--help'])).toEqual(await reference(['--help']));
+    expect(existsSync(pkg.cache)).toBe(true);
+  });
+
+  it('where it cannot be written: the same output, and no stray file', async () => {
+    const pkg = copyPackage();
+    rmSync(pkg.cache);
+    // A directory in its place: neither readable as a cache nor replaceable by rename.
+    mkdirSync(pkg.cache);
+    writeFileSync(join(pkg.cache, 'keep'), '');
+    expect(await run(pkg.root, pkg.config, ['--help'])).toEqual(await reference(['--help']));
+    expect(statSync(pkg.cache).isDirectory()).toBe(true);
+    expect(readdirSync(join(pkg.root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a missing program is one plain message and exit 1, not a stack trace', async () => {
+    const pkg = copyPackage();
+    rmSync(join(pkg.root, 'dist', 'hostctl.cjs'));
+    const r = await run(pkg.root, pkg.config, ['config', 'path']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^hostctl: this installation is incomplete .*\nReinstall hostctl/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
