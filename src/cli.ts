@@ -276,6 +276,12 @@ function collect(value: string, previous: string[]): string[] {
 /** Runs hostctl with these arguments; resolves to the exit code. Never throws. */
 export async function main(argv: string[]): Promise<number> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
+  // A reader that goes away (\`hostctl apps list | head -1\`) is not an error: stop quietly
+  // and successfully, as git and gh do, rather than with an EPIPE stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(ExitCode.Ok);
+    throw err;
+  });
   try {
     if (argv[0] === '__complete') {
       const { completeMain } = await import('./commands/complete.js');
