@@ -14,7 +14,7 @@ import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
 import { RateLimiter } from './ratelimit.js';
 import { parseJson } from '../output/json.js';
-import { isHtmlType, isJsonType, mediaType, networkError, oneLine, scrub, scrubError, statusError } from './errors.js';
+import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, scrub, scrubError, statusError } from './errors.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;
@@ -218,7 +218,7 @@ export class HttpClient {
 
       if (res.status === 429 && retries429 < MAX_429_RETRIES) {
         retries429++;
-        await this.rate.on429(res.headers);
+        await this.rate.on429(res.headers, errorDetail(res.text, res.headers['content-type']));
         continue;
       }
 

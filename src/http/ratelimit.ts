@@ -143,8 +143,12 @@ export class RateLimiter {
     });
   }
 
-  /** On a 429: wait as told (within --max-wait) and return, or throw RateLimitError. */
-  async on429(headers: Record<string, string>): Promise<void> {
+  /**
+   * On a 429: wait as told (within --max-wait) and return, or throw RateLimitError.
+   * `detail` is what the server said (one line, token scrubbed): a 429 may also mean that
+   * the IP address is locked out, which only the server's words tell apart.
+   */
+  async on429(headers: Record<string, string>, detail?: string): Promise<void> {
     const now = this.now();
     const ms = retryDelayMs(headers, now);
     const prev = this.current();
@@ -157,13 +161,16 @@ export class RateLimiter {
       resetAt: now + ms,
       seenAt: now,
     });
-    await this.waitFor(ms, '429');
+    await this.waitFor(ms, '429', detail);
   }
 
-  private async waitFor(ms: number, why: 'paced' | '429'): Promise<void> {
+  private async waitFor(ms: number, why: 'paced' | '429', detail?: string): Promise<void> {
     const at = this.now() + ms;
     const secs = seconds(ms);
-    const reached = why === '429' ? 'The API rate limit for this token is reached' : 'The rate limit window for this token is spent';
+    const reached =
+      why === '429'
+        ? `The API rate limit is reached (429 Too Many Requests${detail ? `; the server said: ${detail}` : ''})`
+        : 'The rate limit window for this token is spent';
     if (!this.o.wait) {
       this.o.state.save();
       throw new RateLimitError(

@@ -120,6 +120,16 @@ describe('RateLimiter', () => {
     expect(sleeps).toEqual([30_000]);
   });
 
+  it("a 429 that is not waited out quotes the server's words: a lockout and a rate limit look alike otherwise", async () => {
+    const { rl } = limiter({ wait: false });
+    const err = await rl.on429({ 'retry-after': '600' }, '"Too many failed authentications came from 127.0.0.1."').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as Error).message).toMatch(/^The API rate limit is reached \(429 Too Many Requests; the server said: "Too many failed authentications came from 127\.0\.0\.1\."\); it frees up in 600s/);
+  });
+
   it('after a 429, Retry-After decides when to send again, not a Reset further off', async () => {
     const { rl, state, sleeps } = limiter();
     state.setRate('fp', { limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW });
