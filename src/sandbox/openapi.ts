@@ -35,7 +35,7 @@ export function operations(): Operation[] {
   const ops: Operation[] = [];
   for (const r of RESOURCES) {
     const type = typeName(r);
-    ops.push({ method: 'GET', path: r.path, summary: `List ${r.description.toLowerCase()}`, operationId: `list${type}s`, resource: r, kind: 'list' });
+    ops.push({ method: 'GET', path: r.path, summary: `List ${r.description.toLowerCase()}`, operationId: `list${r.name.replace(/(^|-)(\w)/g, (_m, _d: string, c: string) => c.toUpperCase())}`, resource: r, kind: 'list' });
     ops.push({ method: 'POST', path: r.path, summary: `Create ${article(r.singular)} ${r.singular}`, operationId: `create${type}`, resource: r, kind: 'create' });
     ops.push({ method: 'GET', path: `${r.path}/{publicId}`, summary: `Get one ${r.singular}`, operationId: `get${type}`, resource: r, kind: 'get' });
   }
