@@ -2,57 +2,20 @@
 // from HOSTCTL_TOKEN or from an --insecure-storage file, the checks before storing, and
 // the lockout guard seen from the sandbox's side. The keychain itself: keychain.test.ts.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runInPtyInteractive, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 
 let sandbox: Sandbox;
 let home: { path: string; cleanup(): void };
 let config: { path: string; cleanup(): void };
 
-interface SandboxRequest {
-  method: string;
-  path: string;
-  status: number;
-  token: string | null;
-}
-
-async function admin(path: string, init?: RequestInit): Promise<Response> {
-  return fetch(`${sandbox.origin}/_sandbox${path}`, init);
-}
-
-async function requests(): Promise<SandboxRequest[]> {
-  return (await (await admin('/requests')).json()) as SandboxRequest[];
-}
-
-async function clearRequests(): Promise<void> {
-  await admin('/requests', { method: 'DELETE' });
-}
-
-async function newToken(name: string): Promise<string> {
-  const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { token: string }).token;
-}
-
-async function revoke(name: string): Promise<void> {
-  expect((await admin(`/tokens/${encodeURIComponent(name)}`, { method: 'DELETE' })).status).toBe(204);
-}
-
-/** Every file under dir whose content holds `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const hits: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
-    }
-  };
-  walk(dir);
-  return hits;
-}
+const admin = () => sandboxAdmin(sandbox);
+const requests = () => admin().requests();
+const clearRequests = () => admin().clearRequests();
+const newToken = (name: string) => admin().newToken(name);
+const revoke = (name: string) => admin().revoke(name);
 
 /** hostctl with its own HOME and config dir; no token unless the test gives one. */
 function hostctl(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<RunResult> {

@@ -7,18 +7,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 
 let sandbox: Sandbox;
 let config: { path: string; cleanup(): void };
 
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
-async function newToken(name: string): Promise<string> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { token: string }).token;
-}
+const newToken = (name: string) => sandboxAdmin(sandbox).newToken(name);
 
 function hostctl(args: string[], env: Record<string, string> = {}, input?: string): Promise<RunResult> {
   return runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path, HOME: config.path, ...env }, input });

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runInPtyInteractive, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 
 function secretTool(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
   const r = spawnSync('secret-tool', args, { input: input ?? '', encoding: 'utf8', timeout: 15_000 });
@@ -61,32 +61,10 @@ function hostctl(args: string[], opts: { env?: Record<string, string | undefined
   return runCli(args, { input: opts.input, env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, ...opts.env } });
 }
 
-async function requests(): Promise<{ status: number; token: string | null }[]> {
-  return (await (await fetch(`${sandbox.origin}/_sandbox/requests`)).json()) as { status: number; token: string | null }[];
-}
-
-async function clearRequests(): Promise<void> {
-  await fetch(`${sandbox.origin}/_sandbox/requests`, { method: 'DELETE' });
-}
-
-async function newToken(name: string): Promise<string> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { token: string }).token;
-}
-
-function filesContaining(dir: string, needle: string): string[] {
-  const hits: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
-    }
-  };
-  walk(dir);
-  return hits;
-}
+const admin = () => sandboxAdmin(sandbox);
+const requests = () => admin().requests();
+const clearRequests = () => admin().clearRequests();
+const newToken = (name: string) => admin().newToken(name);
 
 beforeAll(async () => {
   sandbox = await startSandbox();

@@ -9,32 +9,18 @@
 // 401 or a lockout) depends on the count against the limit, not on the window's length.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type SandboxRequest, type Sandbox } from '../support/cli.js';
 
 const LIMIT = 20;
 const WINDOW_SECONDS = 12;
-
-interface LoggedRequest {
-  status: number;
-  /** The name of the token that authenticated the request; null when none did. */
-  token: string | null;
-}
 
 let sandbox: Sandbox;
 let appId: string;
 const dirs: { cleanup(): void }[] = [];
 
-const admin = (path: string, init?: RequestInit) => fetch(`${sandbox.origin}/_sandbox${path}`, init);
-
-async function requests(): Promise<LoggedRequest[]> {
-  return (await (await admin('/requests')).json()) as LoggedRequest[];
-}
-
-async function newToken(name: string): Promise<string> {
-  const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { token: string }).token;
-}
+const admin = () => sandboxAdmin(sandbox);
+const requests = () => admin().requests();
+const newToken = (name: string) => admin().newToken(name);
 
 /** Runs `n` hostctl processes one after another, sharing one config dir. */
 async function loop(n: number, token: string, extra: string[]): Promise<RunResult[]> {
@@ -54,7 +40,7 @@ async function loop(n: number, token: string, extra: string[]): Promise<RunResul
 }
 
 /** The platform locks out an address by refusing everything from it: a 429 with no token. */
-async function expectNoLockout(seen: LoggedRequest[]): Promise<void> {
+async function expectNoLockout(seen: SandboxRequest[]): Promise<void> {
   expect(seen.filter((r) => r.status === 429 && r.token === null)).toEqual([]);
   // And the address is not locked out now: the sandbox's own token is still served.
   const res = await fetch(`${sandbox.baseUrl}/apps?publicId[]=${appId}`, { headers: { accept: 'application/json', authorization: `Bearer ${sandbox.token}` } });
@@ -63,7 +49,7 @@ async function expectNoLockout(seen: LoggedRequest[]): Promise<void> {
 
 beforeAll(async () => {
   sandbox = await startSandbox(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
-  const apps = (await (await admin('/objects/apps')).json()) as { publicId: string }[];
+  const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
   appId = String(apps[0]?.publicId);
 });
 afterAll(async () => {
@@ -71,7 +57,7 @@ afterAll(async () => {
   for (const d of dirs) d.cleanup();
 });
 beforeEach(async () => {
-  await admin('/requests', { method: 'DELETE' });
+  await admin().clearRequests();
 });
 
 describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => {
@@ -123,7 +109,7 @@ describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => 
 describe('a rejected token in a loop of 50', () => {
   it('exactly one request reaches the server; every command exits 4 and says how to replace the token', { timeout: 120_000 }, async () => {
     const token = await newToken('pressure-revoked');
-    expect((await admin('/tokens/pressure-revoked', { method: 'DELETE' })).status).toBe(204);
+    await admin().revoke('pressure-revoked');
 
     const results = await loop(50, token, []);
     results.forEach((r, i) => {

@@ -4,11 +4,11 @@
 // messages, config or state files. Related tests elsewhere: the lockout guard and the
 // token file of --insecure-storage in auth.test.ts; the keychain in keychain.test.ts.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
+import { filesContaining, runCli, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
 import { behaviours, expectCleanFailure, NO_PROXY_ENV, redirectTo, startHostile, type HostileServer } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2e_SECURITY_secret_token_k8d3';
@@ -41,16 +41,6 @@ async function server(behaviour: Parameters<typeof startHostile>[0]): Promise<Ho
 
 function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, ...env } });
-}
-
-/** Every file under `dir` that holds `needle`. */
-function filesContaining(dir: string, needle: string): string[] {
-  const hits: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    const p = join(e.parentPath, e.name);
-    if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
-  }
-  return hits;
 }
 
 describe('plain http to a non-loopback host', () => {

@@ -2,7 +2,7 @@
 // on a loopback port. Shared by every e2e test.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -41,12 +41,25 @@ export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult
   return runProcess(process.execPath, [BIN, ...args], opts);
 }
 
-export function runProcess(cmd: string, args: string[], opts: RunOptions = {}): Promise<RunResult> {
+/**
+ * Runs a command to its end and collects its output. stdin gets `opts.input` and is
+ * closed; with `onStdout`, stdin stays open instead and `onStdout` sees all of stdout so
+ * far after each chunk, to type into the program (see runInPtyInteractive).
+ */
+export function runProcess(
+  cmd: string,
+  args: string[],
+  opts: RunOptions = {},
+  onStdout?: (stdout: string, stdin: NodeJS.WritableStream) => void,
+): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, args, { env: baseEnv(opts.env), cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      onStdout?.(stdout, child.stdin);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -57,7 +70,7 @@ export function runProcess(cmd: string, args: string[], opts: RunOptions = {}): 
       clearTimeout(timer);
       resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
-    child.stdin.end(opts.input ?? '');
+    if (!onStdout) child.stdin.end(opts.input ?? '');
   });
 }
 
@@ -126,12 +139,13 @@ export function startSandbox(args: string[] = [], env: Record<string, string | u
 
 /** Runs a command in a pseudo-terminal (util-linux `script`), for TTY behaviour. */
 export function runInPty(args: string[], opts: RunOptions & { columns?: number } = {}): Promise<RunResult> {
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } });
+}
+
+/** util-linux `script` running hostctl in a pseudo-terminal of `columns` × 50. */
+function scriptArgs(args: string[], columns = 120): string[] {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const cols = opts.columns ?? 120;
-  return runProcess('script', ['-qfec', `stty cols ${cols} rows 50 2>/dev/null; ${quoted}`, '/dev/null'], {
-    ...opts,
-    env: { TERM: 'xterm-256color', ...opts.env },
-  });
+  return ['-qfec', `stty cols ${columns} rows 50 2>/dev/null; ${quoted}`, '/dev/null'];
 }
 
 export interface PtyStep {
@@ -147,40 +161,61 @@ export interface PtyStep {
  * would be echoed by the terminal itself, so a test of hidden input must wait.
  */
 export function runInPtyInteractive(args: string[], steps: PtyStep[], opts: RunOptions & { columns?: number } = {}): Promise<RunResult> {
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const cols = opts.columns ?? 120;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('script', ['-qfec', `stty cols ${cols} rows 50 2>/dev/null; ${quoted}`, '/dev/null'], {
-      env: baseEnv({ TERM: 'xterm-256color', ...opts.env }),
-      cwd: opts.cwd ?? ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let from = 0;
-    const pending = [...steps];
-    const advance = () => {
-      const step = pending[0];
-      if (step && step.waitFor.test(stdout.slice(from))) {
-        pending.shift();
-        from = stdout.length;
-        child.stdin.write(step.send);
-        advance();
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      advance();
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out after ${opts.timeoutMs ?? 30_000} ms: ${args.join(' ')}\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 30_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-    });
-  });
+  const pending = [...steps];
+  let from = 0;
+  const advance = (stdout: string, stdin: NodeJS.WritableStream): void => {
+    const step = pending[0];
+    if (step && step.waitFor.test(stdout.slice(from))) {
+      pending.shift();
+      from = stdout.length;
+      stdin.write(step.send);
+      advance(stdout, stdin);
+    }
+  };
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } }, advance);
+}
+
+/** Every file under `dir` whose bytes hold `needle` (a token, say). */
+export function filesContaining(dir: string, needle: string): string[] {
+  const hits: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name);
+    if (e.isFile() && readFileSync(p).includes(needle)) hits.push(p);
+  }
+  return hits;
+}
+
+/** One request as the sandbox's log (`GET /_sandbox/requests`) records it. */
+export interface SandboxRequest {
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  /** The name of the token that authenticated it, or null. */
+  token: string | null;
+  ip: string;
+}
+
+/** The sandbox's admin endpoints (the dashboard's part: loopback only, no token). */
+export function sandboxAdmin(sandbox: { origin: string }) {
+  const admin = (path: string, init?: RequestInit) => fetch(`${sandbox.origin}/_sandbox${path}`, init);
+  return {
+    /** Creates a token named `name` and returns it; the only time the sandbox shows it. */
+    async newToken(name: string): Promise<string> {
+      const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+      if (res.status !== 201) throw new Error(`creating token "${name}" failed: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { token: string }).token;
+    },
+    /** Revokes a token, as the dashboard's Delete does: rejected from the next request on. */
+    async revoke(name: string): Promise<void> {
+      const res = await admin(`/tokens/${encodeURIComponent(name)}`, { method: 'DELETE' });
+      if (res.status !== 204) throw new Error(`revoking token "${name}" failed: ${res.status}`);
+    },
+    async requests(): Promise<SandboxRequest[]> {
+      return (await (await admin('/requests')).json()) as SandboxRequest[];
+    },
+    async clearRequests(): Promise<void> {
+      await admin('/requests', { method: 'DELETE' });
+    },
+  };
 }
