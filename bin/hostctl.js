@@ -2,10 +2,11 @@
 // The hostctl command. Scripts call it in loops and the shell calls `hostctl __complete`
 // on every Tab press, so it starts as little as it can (README "Performance"):
 //   hostctl --version    answered here, from package.json;
-//   hostctl __complete   the ES module dist/cli.js, which loads only the completion chunk;
-//   everything else      dist/hostctl.cjs, compiled with the V8 code cache the build made.
-// This file is CommonJS (bin/package.json): an ES module entry alone makes Node start its
-// ES module loader, which costs about a fifth of a bare `node -e 0`.
+//   hostctl __complete   dist/complete.cjs, the completion engine alone;
+//   everything else      dist/hostctl.cjs.
+// Both are compiled with the V8 code cache the build made (loadBundle).
+// All of it is CommonJS (bin/package.json): an ES module anywhere on the way makes Node
+// start its ES module loader, which costs about a fifth of a bare `node -e 0`.
 
 /* global require, module, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -17,23 +18,17 @@ const { join } = require('node:path');
 const DIST = join(__dirname, '..', 'dist');
 
 /**
- * Loads dist/hostctl.cjs as Node loads a CommonJS module, but through vm.Script with
- * V8's code cache (dist/hostctl.cjs.cache), so that what the last run compiled is not
- * parsed and compiled again. A missing, stale or damaged cache costs only that saving:
- * V8 checks it and compiles from the source. Then, if the package directory is
- * writable, a fresh cache is saved at exit (a Node upgrade makes V8 reject the old one).
- * `train` (the build) skips the cache and leaves saving it to the caller; `as` is the
- * path the file will have once installed, because V8 keeps the script's name in the
- * cache and stack traces show it.
+ * Loads dist/<name> as Node loads a CommonJS module, but through vm.Script with V8's code
+ * cache (dist/<name>.cache), so that what the last run compiled is not parsed and
+ * compiled again. A missing, stale or damaged cache costs only that saving: V8 checks it
+ * and compiles from the source. Then, if the package directory is writable, a fresh cache
+ * is saved at exit (a Node upgrade makes V8 reject the old one). `train` (the build) skips
+ * the cache and leaves saving it to the caller; `as` is the directory the file will have
+ * once installed, because V8 keeps the script's name in the cache and stack traces show it.
  */
-function loadProgram(dir = DIST, { train = false, as = dir } = {}) {
-  const file = join(dir, 'hostctl.cjs');
+function loadBundle(name, dir, { train = false, as = dir } = {}) {
+  const file = join(dir, name);
   const cacheFile = `${file}.cache`;
-  // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
-  // threads, and Node waits for those to finish before it exits: about 100 ms on two
-  // cores, after the output is printed. The baseline compiler is ample for HTTP headers.
-  // Set before compiling, as the build does, because V8 ties the cache to its flags.
-  require('node:v8').setFlagsFromString('--liftoff-only');
   const { Script } = require('node:vm');
   const source = readFileSync(file, 'latin1');
   let cachedData;
@@ -46,7 +41,7 @@ function loadProgram(dir = DIST, { train = false, as = dir } = {}) {
   }
   // Node's own CommonJS wrapper; the line break keeps line 1 of the file at column 1.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
-    filename: join(as, 'hostctl.cjs'),
+    filename: join(as, name),
     lineOffset: -1,
     cachedData,
   });
@@ -67,7 +62,24 @@ function loadProgram(dir = DIST, { train = false, as = dir } = {}) {
 
   const mod = { exports: {} };
   script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, dir);
-  return { main: mod.exports.main, saveCache };
+  return { exports: mod.exports, saveCache };
+}
+
+/** dist/hostctl.cjs: the program. */
+function loadProgram(dir = DIST, options = {}) {
+  // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
+  // threads, and Node waits for those to finish before it exits: about 100 ms on two
+  // cores, after the output is printed. The baseline compiler is ample for HTTP headers.
+  // Set before compiling, as the build does, because V8 ties the cache to its flags.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const { exports, saveCache } = loadBundle('hostctl.cjs', dir, options);
+  return { main: exports.main, saveCache };
+}
+
+/** dist/complete.cjs: the completion engine, without the V8 flag (it runs no WebAssembly). */
+function loadCompletion(dir = DIST, options = {}) {
+  const { exports, saveCache } = loadBundle('complete.cjs', dir, options);
+  return { completeMain: exports.completeMain, saveCache };
 }
 
 /** Writes to stdout's file descriptor: cheaper than setting up process.stdout for one line. */
@@ -88,7 +100,7 @@ function run(argv) {
   }
   let started;
   try {
-    started = argv[0] === '__complete' ? import('../dist/cli.js').then(({ main }) => main(argv)) : loadProgram().main(argv);
+    started = argv[0] === '__complete' ? loadCompletion().completeMain(argv.slice(1)) : loadProgram().main(argv);
   } catch (err) {
     started = Promise.reject(err);
   }
@@ -106,6 +118,6 @@ function run(argv) {
   );
 }
 
-module.exports = { loadProgram };
+module.exports = { loadProgram, loadCompletion };
 
 if (require.main === module) run(process.argv.slice(2));

@@ -5,6 +5,11 @@
 //   (c) hostctl __complete apps get ""  vs  node -e 0
 //   (d) peak RSS of (a)            vs  peak RSS of (a)'s baseline
 //
+// and, for information, the floor of (a) for any program that uses undici: a script doing
+// the same GET through the same slim undici bundle (scripts/trim.mjs), loaded the way
+// hostctl is (bin/hostctl.js's loadProgram: V8 code cache, --liftoff-only), against the
+// same node:http script.
+//
 // Each pair runs alternately (A B, then B A, …) after warm-ups, against `hostctl sandbox`
 // on loopback, and the medians are compared. Ratios within one run are robust to a
 // uniformly slow machine, not to a neighbour that comes and goes: run it on a quiet one.
@@ -14,12 +19,14 @@
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
 // --rss-runs N (default 10), --keep-env (see childEnv below).
 
+import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin', 'hostctl.js');
@@ -98,6 +105,61 @@ req.on('error', (err) => {
   process.exitCode = 1;
 });
 `;
+
+// The undici floor: the same GET as BASELINE, with the pool options hostctl's HTTP core
+// uses, through the undici that hostctl bundles.
+const UNDICI_FLOOR = String.raw`import { Agent, request } from 'undici';
+
+export async function main() {
+  const timeout = 30_000;
+  const agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  try {
+    const res = await request(new URL(process.env.HOSTCTL_BASE_URL + '/apps'), {
+      method: 'GET',
+      headers: {
+        accept: 'application/json',
+        authorization: 'Bearer ' + process.env.HOSTCTL_TOKEN,
+        'user-agent': 'hostctl/' + process.env.BENCH_VERSION,
+      },
+      dispatcher: agent,
+    });
+    const chunks = [];
+    for await (const chunk of res.body) chunks.push(chunk);
+    if (res.statusCode !== 200) {
+      process.stderr.write('HTTP ' + res.statusCode + '\n');
+      return 1;
+    }
+    process.stdout.write(JSON.stringify(JSON.parse(Buffer.concat(chunks).toString('utf8')), null, 2) + '\n');
+    return 0;
+  } finally {
+    await agent.destroy();
+  }
+}
+`;
+
+/**
+ * Bundles UNDICI_FLOOR as dist/hostctl.cjs is bundled, into `dir`, with a script that
+ * runs it through bin/hostctl.js's loader. Its first run saves its code cache.
+ */
+async function buildUndiciFloor(dir) {
+  await build({
+    absWorkingDir: ROOT,
+    stdin: { contents: UNDICI_FLOOR, resolveDir: ROOT, loader: 'js' },
+    outfile: join(dir, 'hostctl.cjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: true,
+    legalComments: 'none',
+    charset: 'ascii',
+    logLevel: 'warning',
+    plugins: [builtinDefaults, trimDependencies(dir)],
+  });
+  const runner = join(dir, 'run.cjs');
+  writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname).main().then((code) => { process.exitCode = code; });\n`);
+  return runner;
+}
 
 /** Starts `hostctl sandbox` and reads its two lines; rejects after 20 s. */
 function startSandbox(env) {
@@ -191,10 +253,16 @@ async function main() {
       BENCH_VERSION: version,
     });
 
-    // The two sides of (a) must print the same data, or the comparison means nothing.
+    const floorDir = join(scratch, 'undici-floor');
+    mkdirSync(floorDir);
+    const undiciFloor = await buildUndiciFloor(floorDir);
+
+    // The sides of (a) must print the same data, or the comparison means nothing.
     const listed = JSON.parse(run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout);
     const floor = JSON.parse(run(NODE, [baselineFile], env).stdout);
     if (!isDeepStrictEqual(listed, floor)) fail('hostctl apps list --json and the baseline script printed different data.');
+    if (!isDeepStrictEqual(JSON.parse(run(NODE, [undiciFloor], env).stdout), floor)) fail('The undici floor script and the baseline script printed different data.');
+    if (!existsSync(join(floorDir, 'hostctl.cjs.cache'))) fail('The undici floor script saved no code cache on its first run.');
     // (a) has filled the ID cache, so (c) answers with the app IDs, as after real use.
     const candidates = run(NODE, [BIN, '__complete', 'apps', 'get', ''], env).stdout.split('\n').filter(Boolean);
     if (candidates.length === 0) fail('hostctl __complete apps get "" offered no IDs after apps list.');
@@ -207,6 +275,7 @@ async function main() {
       rows.push({ name, a: r.a, b: r.b, unit: 'ms', target });
     };
     timed('(a) apps list --json  / node:http script', () => run(NODE, [BIN, 'apps', 'list', '--json'], env), () => run(NODE, [baselineFile], env), 1.3);
+    timed('    undici floor of (a) / node:http script', () => run(NODE, [undiciFloor], env), () => run(NODE, [baselineFile], env));
     timed('(b) --version         / node -e 0', () => run(NODE, [BIN, '--version'], env), () => run(NODE, ['-e', '0'], env), 1.15);
     timed('(c) __complete apps get "" / node -e 0', () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), () => run(NODE, ['-e', '0'], env), 1.2);
 
@@ -233,11 +302,15 @@ async function main() {
       const ma = median(row.a);
       const mb = median(row.b);
       const ratio = ma / mb;
-      const pass = ratio <= row.target;
-      allPass &&= pass;
       const [qa1, qa3] = quartiles(row.a);
       const spread = row.unit === 'ms' ? ` (IQR ${qa1.toFixed(1)}–${qa3.toFixed(1)})` : '';
-      table.push([row.name, `${ma.toFixed(1)} ${row.unit}${spread}`, `${mb.toFixed(1)} ${row.unit}`, ratio.toFixed(2), `≤ ${row.target}`, pass ? 'pass' : 'FAIL']);
+      let verdict = 'info';
+      if (row.target !== undefined) {
+        const pass = ratio <= row.target;
+        allPass &&= pass;
+        verdict = pass ? 'pass' : 'FAIL';
+      }
+      table.push([row.name, `${ma.toFixed(1)} ${row.unit}${spread}`, `${mb.toFixed(1)} ${row.unit}`, ratio.toFixed(2), row.target === undefined ? '' : `≤ ${row.target}`, verdict]);
     }
     const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
     for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());

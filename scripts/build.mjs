@@ -9,26 +9,25 @@
 //                           few commands against a loopback server (a cache made after
 //                           running holds the functions compiled on the way, not just the
 //                           top level).
-//   dist/cli.js + chunks/   the ES module entry. `hostctl __complete` runs through it and
-//                           loads only the completion chunk, whose command tree is baked
-//                           in as data (read off the commander program here), so a Tab
-//                           press loads neither commander nor the program. Every other
-//                           command it hands to dist/hostctl.cjs.
+//   dist/complete.cjs       `hostctl __complete`, on its own: the command tree baked in as
+//   dist/complete.cjs.cache data (read off the commander program here), so a Tab press
+//                           loads neither commander nor the program; and its code cache,
+//                           made by running it on a few completions.
+//   dist/chunks/            what only some commands use (see SEPARATE), and undici's
+//                           WebAssembly HTTP parser.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { constants as http2Constants } from 'node:http2';
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
+import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const root = new URL('..', import.meta.url).pathname;
 // Build beside dist/ and swap it in, so a test that is running the CLI meanwhile never
 // sees a half-written dist/.
 const outdir = `${root}dist.build-${process.pid}`;
-const undiciDir = join(root, 'node_modules', 'undici');
 
 const common = {
   absWorkingDir: root,
@@ -41,135 +40,6 @@ const common = {
   // Plain ASCII, so that the loader may read the file as latin1, the cheapest decoding.
   charset: 'ascii',
   logLevel: 'warning',
-};
-
-/**
- * undici as hostctl uses it: Agent, EnvHttpProxyAgent and request(), without fetch,
- * WebSocket, the cache, cookies and mocks, which its index loads eagerly (and with them
- * Node's own copy of undici, through globalThis.Headers). request() is undici's own
- * makeDispatcher(api.request), as in its index.js.
- */
-const SLIM_UNDICI = `'use strict'
-const Dispatcher = require('./lib/dispatcher/dispatcher')
-const Agent = require('./lib/dispatcher/agent')
-const EnvHttpProxyAgent = require('./lib/dispatcher/env-http-proxy-agent')
-const util = require('./lib/core/util')
-const { InvalidArgumentError } = require('./lib/core/errors')
-const api = require('./lib/api')
-const { getGlobalDispatcher } = require('./lib/global')
-
-Object.assign(Dispatcher.prototype, api)
-
-function makeDispatcher (fn) {
-  return (url, opts, handler) => {
-    if (typeof opts === 'function') {
-      handler = opts
-      opts = null
-    }
-    if (!url || (typeof url !== 'string' && typeof url !== 'object' && !(url instanceof URL))) {
-      throw new InvalidArgumentError('invalid url')
-    }
-    if (opts != null && typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-    if (opts && opts.path != null) {
-      if (typeof opts.path !== 'string') {
-        throw new InvalidArgumentError('invalid opts.path')
-      }
-      let path = opts.path
-      if (!opts.path.startsWith('/')) {
-        path = '/' + path
-      }
-      url = new URL(util.parseOrigin(url).origin + path)
-    } else {
-      if (!opts) {
-        opts = typeof url === 'object' ? url : {}
-      }
-      url = util.parseURL(url)
-    }
-    const { agent, dispatcher = getGlobalDispatcher() } = opts
-    if (agent) {
-      throw new InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?')
-    }
-    return fn.call(dispatcher, {
-      ...opts,
-      origin: url.origin,
-      path: url.search ? url.pathname + url.search : url.pathname,
-      method: opts.method || (opts.body ? 'PUT' : 'GET')
-    }, handler)
-  }
-}
-
-module.exports.Dispatcher = Dispatcher
-module.exports.Agent = Agent
-module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
-module.exports.errors = require('./lib/core/errors')
-module.exports.request = makeDispatcher(api.request)
-`;
-
-/**
- * Built-in modules that a bundled dependency requires when it loads but that hostctl's
- * commands seldom or never use: commander's child_process (executable subcommands),
- * undici's http2 (hostctl speaks HTTP/1.1) and assert (called only to check invariants).
- * Each costs milliseconds on every run. The stand-in loads the real module on first use;
- * `eager` holds what the dependency reads while loading.
- */
-const LAZY_BUILTINS = {
-  'node:child_process': { eager: {} },
-  'node:http2': { eager: { constants: http2Constants } },
-  // assert(value) with a truthy value returns undefined; anything else is the real assert's.
-  'node:assert': { eager: {}, callable: 'args.length > 0 && args[0] ? undefined : Reflect.apply(load(), self, args)' },
-};
-
-function lazyBuiltin(name, { eager, callable }) {
-  const target = callable ? 'function assert () {}' : '{}';
-  return `'use strict'
-let real
-const load = () => (real ??= require(${JSON.stringify(name)}))
-const eager = ${JSON.stringify(eager)}
-module.exports = new Proxy(${target}, {
-  get: (_t, key) => (Object.hasOwn(eager, key) ? eager[key] : Reflect.get(load(), key)),
-  has: (_t, key) => Object.hasOwn(eager, key) || key in load(),
-  ${callable ? `apply: (_t, self, args) => ${callable},` : ''}
-})
-`;
-}
-
-/**
- * undici's HTTP parser is WebAssembly, shipped as base64 in JavaScript (two builds, one
- * with SIMD): 145 KB of text that every command would read and V8 would keep in the code
- * cache. It goes to dist/chunks/ as binary, read when the first connection is made.
- */
-function writeWasm(path) {
-  const bytes = createRequire(import.meta.url)(path);
-  const name = `${basename(path, '.js')}-${createHash('sha256').update(bytes).digest('hex').slice(0, 8)}.wasm`;
-  mkdirSync(join(outdir, 'chunks'), { recursive: true });
-  writeFileSync(join(outdir, 'chunks', name), bytes);
-  return `module.exports = require('node:fs').readFileSync(__dirname + ${JSON.stringify(`/chunks/${name}`)})`;
-}
-
-/**
- * The program bundle's substitutions for dependencies (see SLIM_UNDICI, LAZY_BUILTINS and
- * writeWasm), and the keyring through require(): the loader runs the bundle as a script,
- * which has require() but no import() of its own.
- */
-const trimDependencies = {
-  name: 'trim-dependencies',
-  setup(b) {
-    b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path), loader: 'js' }));
-    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'hostctl-trimmed' }));
-    b.onResolve({ filter: /^@napi-rs\/keyring$/ }, (args) =>
-      args.namespace === 'hostctl-trimmed' ? { path: args.path, external: true } : { path: args.path, namespace: 'hostctl-trimmed' },
-    );
-    b.onResolve({ filter: /^node:(child_process|http2|assert)$/ }, (args) =>
-      args.importer.includes('/node_modules/') ? { path: args.path, namespace: 'hostctl-trimmed' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'hostctl-trimmed' }, (args) => {
-      if (args.path === 'undici') return { contents: SLIM_UNDICI, loader: 'js', resolveDir: undiciDir };
-      if (args.path === '@napi-rs/keyring') return { contents: "module.exports = require('@napi-rs/keyring')", loader: 'js' };
-      return { contents: lazyBuiltin(args.path, LAZY_BUILTINS[args.path]), loader: 'js' };
-    });
-  },
 };
 
 /** Runs a script with Node in a scratch directory and returns its stdout. */
@@ -278,7 +148,7 @@ function separate(files) {
   };
 }
 
-/** dist/hostctl.cjs: the program (see SLIM_UNDICI, LAZY_BUILTINS, trimDependencies, SEPARATE). */
+/** dist/hostctl.cjs: the program (see trim.mjs and SEPARATE). */
 async function buildProgram(define) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
@@ -287,7 +157,7 @@ async function buildProgram(define) {
     entryPoints: ['src/cli.ts'],
     outfile,
     format: 'cjs',
-    plugins: [trimDependencies, separate(files)],
+    plugins: [builtinDefaults, trimDependencies(outdir), separate(files)],
     define: { ...define, ...cjsImportMeta.define },
     banner: cjsImportMeta.banner,
   });
@@ -297,74 +167,46 @@ async function buildProgram(define) {
 }
 
 /**
- * An ES module import of a built-in makes Node build an ES module facade of it, which
- * reads every export, lazy ones included: importing node:fs alone loads fs streams.
- * process.getBuiltinModule (Node 20.16) hands over the module as it is. Its exports are
- * the module's plain (non-getter) properties, each read by a pure call, so that esbuild
- * drops the ones nothing imports.
+ * dist/complete.cjs: `hostctl __complete`. One small CommonJS file with a code cache of its
+ * own, so that a Tab press pays neither Node's ES module loader nor the program's 440 KB
+ * cache, and loads neither commander nor the program: the command tree is baked in as
+ * data (completionSpec).
  */
-const plainBuiltins = {
-  name: 'plain-builtins',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?(fs|path|os|process|url)$/ }, (args) => ({ path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'builtin' }));
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-      const mod = createRequire(import.meta.url)(args.path);
-      const names = Object.keys(mod).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default' && 'value' in (Object.getOwnPropertyDescriptor(mod, k) ?? {}));
-      const lines = [`const m = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'const get = (key) => m[key];', 'export default m;'];
-      for (const name of names) lines.push(`export const ${name} = /* @__PURE__ */ get(${JSON.stringify(name)});`);
-      return { contents: lines.join('\n'), loader: 'js' };
-    });
-  },
-};
-
-/**
- * dist/cli.js and dist/chunks/complete-*.js: two files, so that a Tab press costs Node's
- * ES module loader two modules. (Code splitting would add a chunk of esbuild's helpers.)
- */
-async function buildCompletionEntry(define) {
-  const complete = await build({
+async function buildCompletion(define) {
+  const out = await build({
     ...common,
-    entryPoints: { complete: 'src/commands/complete.ts' },
-    outdir: join(outdir, 'chunks'),
-    entryNames: '[name]-[hash]',
-    format: 'esm',
+    entryPoints: ['src/commands/complete.ts'],
+    outfile: join(outdir, 'complete.cjs'),
+    format: 'cjs',
     define,
-    plugins: [plainBuiltins],
+    plugins: [builtinDefaults],
     metafile: true,
   });
-  const [chunk] = Object.keys(complete.metafile.outputs);
-  if (!chunk) throw new Error('esbuild wrote no completion chunk.');
-  const chunkName = chunk.split('/').pop();
-  writeFileSync(
-    join(outdir, 'cli.js'),
-    `// The ES module entry: completion, and the program for those who import it.
-export async function main(argv) {
-  if (argv[0] === '__complete') {
-    const { completeMain } = await import('./chunks/${chunkName}');
-    return completeMain(argv.slice(1));
+  const program = Object.keys(out.metafile.inputs).filter((f) => f === 'src/cli.ts' || f.includes('node_modules/commander/'));
+  if (program.length > 0) throw new Error(`dist/complete.cjs bundles ${program.join(', ')}: the command tree was not baked in.`);
+  if (/\bimport\(/.test(readFileSync(join(outdir, 'complete.cjs'), 'latin1'))) {
+    throw new Error('dist/complete.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
   }
-  const { createRequire } = await import('node:module');
-  return createRequire(import.meta.url)('./hostctl.cjs').main(argv);
-}
-`,
-  );
 }
 
 /**
- * dist/hostctl.cjs.cache: the program, loaded by bin/hostctl.js as at run time, runs a few
- * commands against a loopback server that answers like the platform; then V8 saves what
- * it compiled on the way. Without it hostctl works, only slower to start, and its first
- * run saves a cache of its own where dist/ is writable: a warning, not a failed build.
+ * The code caches, dist/hostctl.cjs.cache and dist/complete.cjs.cache: each bundle, loaded
+ * by bin/hostctl.js as at run time, runs a few commands (the program against a loopback
+ * server that answers like the platform); then V8 saves what it compiled on the way. One
+ * process each: the program's V8 flag must not be set for the completion's. Without a
+ * cache hostctl works, only slower to start, and its first run saves a cache of its own
+ * where dist/ is writable: a warning, not a failed build.
  */
-function trainCodeCache() {
-  const config = mkdtempSync(join(tmpdir(), 'hostctl-build-config-'));
-  try {
-    runNode(
-      `
+function trainCodeCaches() {
+  const bin = JSON.stringify(join(root, 'bin', 'hostctl.js'));
+  const options = `{ train: true, as: ${JSON.stringify(join(root, 'dist'))} }`;
+  train(
+    'dist/hostctl.cjs',
+    `
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const { loadProgram } = require(${JSON.stringify(join(root, 'bin', 'hostctl.js'))});
+const { loadProgram } = require(${bin});
 const apps = [1, 2, 3].map((n) => ({ publicId: 'ap-train' + n, name: 'app-' + n, status: 'running', createdAt: '2024-01-0' + n + 'T00:00:00Z' }));
 const server = createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
@@ -375,7 +217,7 @@ const server = createServer((req, res) => {
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:' + server.address().port + '/v1';
-const { main, saveCache } = loadProgram(${JSON.stringify(outdir)}, { train: true, as: ${JSON.stringify(join(root, 'dist'))} });
+const { main, saveCache } = loadProgram(${JSON.stringify(outdir)}, ${options});
 for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get', 'ap-train1', 'ap-train2', '--json']]) {
   const code = await main(argv);
   if (code !== 0) throw new Error('training run "' + argv.join(' ') + '" exited with ' + code);
@@ -383,10 +225,31 @@ for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get'
 server.close();
 saveCache();
 `,
-      { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' },
-    );
+  );
+  train(
+    'dist/complete.cjs',
+    `
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const { loadCompletion } = require(${bin});
+const ids = { apps: ['ap-train1', 'ap-train2'], environments: ['en-train1'] };
+writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { default: ids } }));
+const { completeMain, saveCache } = loadCompletion(${JSON.stringify(outdir)}, ${options});
+for (const words of [['apps', 'get', ''], [''], ['apps', 'list', '--'], ['--output', ''], ['config', 'set', ''], ['--profile', '']]) {
+  await completeMain(words);
+}
+saveCache();
+`,
+  );
+}
+
+function train(bundle, script) {
+  const config = mkdtempSync(join(tmpdir(), 'hostctl-build-config-'));
+  try {
+    runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
   } catch (err) {
-    console.warn(`build: no code cache for dist/hostctl.cjs (${err instanceof Error ? err.message.split('\n')[0] : err}).`);
+    console.warn(`build: no code cache for ${bundle} (${err instanceof Error ? err.message.split('\n')[0] : err}).`);
   } finally {
     rmSync(config, { recursive: true, force: true });
   }
@@ -400,8 +263,8 @@ try {
     __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(await completionSpec())),
   };
   await buildProgram(define);
-  await buildCompletionEntry(define);
-  trainCodeCache();
+  await buildCompletion(define);
+  trainCodeCaches();
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
   throw err;

@@ -1,11 +1,11 @@
 // Where the token of a run comes from, and its fingerprint. The token itself is never
 // written anywhere by this module; only the SHA-256 fingerprint is used as a key.
 
-import { createHash } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import type { ProfileConfig } from '../config/config.js';
 import { checkProfileName } from '../config/store.js';
 import { readTokenFile, tokenFile } from './file-store.js';
+import { sha256Hex } from './sha256.js';
 import type { IO } from '../io.js';
 
 export type TokenSource = 'env' | 'keychain' | 'file';
@@ -17,7 +17,7 @@ export interface Token {
 }
 
 export function fingerprint(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return sha256Hex(token);
 }
 
 /** `…` and the last four characters, as the dashboard shows a token. */

@@ -1,7 +1,7 @@
 // Files that several hostctl processes may write at once are replaced atomically (write a
 // temporary file, then rename), so a reader sees the old or the new file, never half.
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export function readJsonFile(path: string): unknown {
@@ -30,36 +30,109 @@ export function writeFileAtomic(path: string, text: string, mode = 0o600): void 
   }
 }
 
-let sleeper: Int32Array | undefined;
+/**
+ * How a caller waits for a lock directory. `unavailable` says what happens when the lock
+ * cannot be had in `waitMs`, or its directory cannot be made: 'proceed' runs the work
+ * without it (for small files that must never hang a command), or a function returns the
+ * error to throw.
+ */
+export interface LockPolicy {
+  /** A lock this old was left by a process that died: the lock is held for milliseconds. */
+  staleMs: number;
+  waitMs: number;
+  unavailable: 'proceed' | ((lock: string, waitedMs: number) => Error);
+}
 
 /**
- * Runs `fn` while holding the lock directory `lock` (mkdir is atomic: one process wins),
- * for a read-modify-write that must not interleave with another process's. Synchronous,
- * so that a caller can save on the way to throwing. A lock older than `staleMs` was left
- * by a process that died. After `waitMs` without the lock, `fn` runs anyway: the callers
- * are small files that must never hang a command.
+ * Runs `fn` while holding the lock directory `lock`, for a read-modify-write that must not
+ * interleave with another process's. Synchronous, so that a caller can save on the way to
+ * throwing.
  */
-export function withLockSync<T>(lock: string, fn: () => T, staleMs = 5_000, waitMs = 2_000): T {
-  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
-  const started = Date.now();
-  let held = false;
-  for (let attempt = 0; !held && Date.now() - started < waitMs; attempt++) {
-    try {
-      mkdirSync(lock);
-      held = true;
-    } catch {
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > staleMs) rmSync(lock, { recursive: true, force: true });
-      } catch {
-        // Released meanwhile.
-      }
-      // A synchronous sleep: nothing else in this process may run while it waits.
-      Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, Math.min(1 + attempt, 10) + Math.random() * 5);
-    }
+export function withLockSync<T>(lock: string, policy: LockPolicy, fn: () => T): T {
+  const attempts = acquire(lock, policy);
+  let step = attempts.next();
+  while (!step.done) {
+    // A synchronous sleep: nothing else in this process may run while it waits.
+    Atomics.wait((sleeper ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, step.value);
+    step = attempts.next();
   }
   try {
     return fn();
   } finally {
-    if (held) rmSync(lock, { recursive: true, force: true });
+    if (step.value) release(lock);
+  }
+}
+
+/** withLockSync for a caller that may wait long: the event loop runs while it waits. */
+export async function withLock<T>(lock: string, policy: LockPolicy, fn: () => T | Promise<T>): Promise<T> {
+  const attempts = acquire(lock, policy);
+  let step = attempts.next();
+  while (!step.done) {
+    const ms = step.value;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    step = attempts.next();
+  }
+  try {
+    return await fn();
+  } finally {
+    if (step.value) release(lock);
+  }
+}
+
+let sleeper: Int32Array | undefined;
+
+/**
+ * The attempts to take `lock`, shared by both forms: yields the milliseconds to sleep
+ * before the next one; returns whether the lock is held (false: run without it).
+ */
+function* acquire(lock: string, policy: LockPolicy): Generator<number, boolean, void> {
+  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (tryLock(lock, policy.staleMs)) return true;
+    } catch (err) {
+      if (policy.unavailable === 'proceed') return false;
+      throw err;
+    }
+    const waited = Date.now() - started;
+    if (waited >= policy.waitMs) {
+      if (policy.unavailable === 'proceed') return false;
+      throw policy.unavailable(lock, waited);
+    }
+    // Short at first: the lock is held for milliseconds.
+    yield Math.min(2 + attempt * 2, 20) + Math.random() * 5;
+  }
+}
+
+/** One attempt: mkdir is atomic, so exactly one process creates the directory. */
+function tryLock(lock: string, staleMs: number): boolean {
+  if (makeDir(lock)) return true;
+  try {
+    if (Date.now() - statSync(lock).mtimeMs <= staleMs) return false;
+    // The lock is an empty directory. (A recursive rm would load fs's recursive remove,
+    // a module of its own, on every save.)
+    rmdirSync(lock);
+  } catch {
+    return false; // released, or removed by another waiter, meanwhile
+  }
+  return makeDir(lock);
+}
+
+function makeDir(path: string): boolean {
+  try {
+    mkdirSync(path);
+    return true;
+  } catch (err) {
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+function release(lock: string): void {
+  try {
+    rmdirSync(lock);
+  } catch {
+    // Already removed as stale by another process, after this one held it too long.
   }
 }

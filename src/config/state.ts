@@ -2,7 +2,7 @@
 // fingerprint (never the token), and the public IDs seen, for completion. Losing it
 // loses nothing that matters, so a damaged file is treated as empty.
 
-import { readJsonFile, withLockSync, writeFileAtomic } from './atomic.js';
+import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
 
 export interface RateState {
   limit?: number;
@@ -27,6 +27,9 @@ interface StateData {
 
 /** How many IDs per resource and profile are kept for completion. */
 export const MAX_IDS = 500;
+
+/** State is optional: a save that cannot have the lock within 2 s writes without it. */
+const STATE_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
 
 export class StateStore {
   private data: StateData | undefined;
@@ -96,7 +99,7 @@ export class StateStore {
   save(): void {
     if (this.dirty.size === 0) return;
     try {
-      withLockSync(`${this.path}.lock`, () => {
+      withLockSync(`${this.path}.lock`, STATE_LOCK, () => {
         const fresh = normalize(readJsonFile(this.path));
         for (const apply of this.dirty) apply(this.load(), fresh);
         writeFileAtomic(this.path, `${JSON.stringify(fresh)}\n`);

@@ -8,11 +8,10 @@
 // conf is imported only here, only when writing: it brings ajv and friends, which the
 // read path (every command) must not load.
 
-import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { HostctlError, UsageError } from '../errors.js';
 import { parseBaseUrl } from '../context.js';
+import { withLock, type LockPolicy } from './atomic.js';
 import { normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
 
@@ -88,48 +87,19 @@ export function parseValue(k: ConfigKey, raw: string): string {
   }
 }
 
-/** The lock is held for milliseconds; one this old was left by a process that died. */
-const STALE_LOCK_MS = 10_000;
-const LOCK_WAIT_MS = 15_000;
-
-async function withLock<T>(dir: string, fn: () => T): Promise<T> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // mkdir is atomic on every file system hostctl runs on: exactly one process creates it.
-  const lock = join(dir, 'config.json.lock');
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (err) {
-      if (!isErrno(err, 'EEXIST')) throw err;
-    }
-    try {
-      if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) {
-        rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-    } catch {
-      continue; // released meanwhile
-    }
-    if (Date.now() - started > LOCK_WAIT_MS) {
-      throw new HostctlError(
-        `Another hostctl process has held the config lock for ${Math.round((Date.now() - started) / 1000)}s (${lock}).`,
-        'If no other hostctl is running, remove that directory and try again.',
-      );
-    }
-    await sleep(Math.min(5 + attempt * 5, 50) + Math.random() * 10);
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function isErrno(err: unknown, code: string): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && err.code === code;
-}
+/**
+ * A config change waits for another process's change to finish (up to 15 s), and fails
+ * rather than write without the lock: the file holds the user's profiles.
+ */
+const CONFIG_LOCK: LockPolicy = {
+  staleMs: 10_000,
+  waitMs: 15_000,
+  unavailable: (lock, waitedMs) =>
+    new HostctlError(
+      `Another hostctl process has held the config lock for ${Math.round(waitedMs / 1000)}s (${lock}).`,
+      'If no other hostctl is running, remove that directory and try again.',
+    ),
+};
 
 /** The part of conf's API used here. */
 export interface ConfStore {
@@ -148,7 +118,7 @@ export interface ConfStore {
 export async function updateConfig(env: NodeJS.ProcessEnv, change: (conf: ConfStore) => void): Promise<ConfigData> {
   const { default: Conf } = await import('conf');
   const dir = configDir(env);
-  return withLock(dir, () => {
+  return withLock(join(dir, 'config.json.lock'), CONFIG_LOCK, () => {
     try {
       const conf = new Conf<Record<string, unknown>>({
         projectName: 'hostctl',

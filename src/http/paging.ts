@@ -153,7 +153,8 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
       lastSig = sig;
     } else if (numbered) {
       firstLength = items.length;
-      firstSig = lastSig = signature(items);
+      // Only a walk compares pages; a first page alone needs no digest (nor node:crypto).
+      if (walk) firstSig = lastSig = signature(items);
     }
 
     const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;

@@ -320,37 +320,103 @@ function packageContains(dir: string, marker: string): boolean {
   return false;
 }
 
+/**
+ * A preload that writes, at exit, every file loaded as CommonJS: those in require.cache
+ * and those compiled through vm.Script (bin/hostctl.js loads its bundles so, with their
+ * code cache); and every built-in Node loaded (process.moduleLoadList, which names them
+ * "NativeModule net" and so on).
+ */
+function preloadScript(log: string): string {
+  return [
+    "'use strict';",
+    "const { writeFileSync } = require('node:fs');",
+    "const vm = require('node:vm');",
+    'const scripts = [];',
+    'vm.Script = class extends vm.Script {',
+    '  constructor(code, options) {',
+    '    super(code, options);',
+    "    if (typeof options?.filename === 'string') scripts.push(options.filename);",
+    '  }',
+    '};',
+    "process.on('exit', () => {",
+    `  writeFileSync(${JSON.stringify(log)}, JSON.stringify({ files: [...Object.keys(require.cache), ...scripts], builtins: process.moduleLoadList }));`,
+    '});',
+    '',
+  ].join('\n');
+}
+
+interface Loaded {
+  files: string[];
+  builtins: string[];
+}
+
+function readLoaded(log: string): Loaded {
+  const raw: unknown = JSON.parse(readFileSync(log, 'utf8'));
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return typeof raw === 'object' && raw !== null && 'files' in raw && 'builtins' in raw
+    ? { files: strings(raw.files), builtins: strings(raw.builtins) }
+    : { files: [], builtins: [] };
+}
+
+const NETWORK_BUILTINS = /^NativeModule (http|https|net|tls|dns|http2)$/;
+/** A string literal of src/commands/complete.ts, which survives bundling and minification. */
+const COMPLETION_MARKER = 'the profile used without --profile';
+
 describe('__complete loads only what it needs', () => {
-  it('loads none of undici, cli-table3, ora, conf or the keychain module', async () => {
+  it('loads none of undici, cli-table3, ora, conf or the keychain module, and no network built-in', async () => {
     const dir = tmpDir();
     try {
-      const log = join(dir.path, 'loaded.txt');
-      writeFileSync(log, '');
+      // Run 1, as a Tab press runs: the CommonJS files and the built-ins it loads.
+      const preload = join(dir.path, 'preload.cjs');
+      const cjsLog = join(dir.path, 'cjs.json');
+      writeFileSync(preload, preloadScript(cjsLog));
+      const plain = await runProcess(process.execPath, ['--require', preload, BIN, '__complete', 'apps', 'get', ''], { env: shellEnv() });
+      expect(values(plain)).toEqual(PROD_APPS);
+      const cjs = readLoaded(cjsLog);
+
+      // Run 2, under an ES module loader hook: any ES module the completion imports. (The
+      // hook's own machinery loads node:net, so the built-ins are judged by run 1 alone.)
+      const esmLog = join(dir.path, 'esm.txt');
+      writeFileSync(esmLog, '');
       writeFileSync(
         join(dir.path, 'hooks.mjs'),
-        `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(log)}, url + '\\n');\n  return next(url, context);\n}\n`,
+        `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(esmLog)}, url + '\\n');\n  return next(url, context);\n}\n`,
       );
       writeFileSync(join(dir.path, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir.path, 'hooks.mjs')).href)});\n`);
-      const r = await runProcess(process.execPath, ['--import', join(dir.path, 'register.mjs'), BIN, '__complete', 'apps', 'get', ''], {
-        env: shellEnv(),
-      });
-      expect(values(r)).toEqual(PROD_APPS);
+      const hooked = await runProcess(process.execPath, ['--import', join(dir.path, 'register.mjs'), BIN, '__complete', 'apps', 'get', ''], { env: shellEnv() });
+      expect(values(hooked)).toEqual(PROD_APPS);
+      const esm = readFileSync(esmLog, 'utf8').split('\n').filter(Boolean);
 
-      const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      const files = loaded.filter((u) => u.startsWith('file:')).map((u) => new URL(u).pathname);
-      expect(files).toContain(join(ROOT, 'dist', 'cli.js'));
-      expect(files.some((f) => /dist\/chunks\/complete-[^/]*\.js$/.test(f)), 'the complete chunk was logged').toBe(true);
+      // The observers saw the run: the entry in both, and the usual built-ins in run 1.
+      expect(cjs.files).toContain(BIN);
+      expect(esm).toContain(pathToFileURL(BIN).href);
+      expect(cjs.builtins).toContain('NativeModule fs');
+
+      const files = [...new Set([...cjs.files, ...esm.filter((u) => u.startsWith('file:')).map((u) => new URL(u).pathname)])].filter((f) => f !== preload);
+      const code = files.map((f) => readFileSync(f, 'utf8'));
+      expect(readFileSync(join(ROOT, 'src', 'commands', 'complete.ts'), 'utf8')).toContain(COMPLETION_MARKER);
+      expect(
+        files.filter((_f, i) => code[i]?.includes(COMPLETION_MARKER)),
+        'a file holding the completion engine was loaded',
+      ).not.toEqual([]);
       expect(files.filter((f) => f.includes('/node_modules/'))).toEqual([]);
-      expect(loaded.filter((u) => /^node:(http|https|net|tls|dns|http2)$/.test(u))).toEqual([]);
+      expect(cjs.builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual([]);
+      expect(esm.filter((u) => /^node:(http|https|net|tls|dns|http2)$/.test(u))).toEqual([]);
 
-      const code = files.map((f) => readFileSync(f, 'utf8')).join('\n');
+      const all = code.join('\n');
       for (const { pkg, marker } of FORBIDDEN) {
         expect(packageContains(join(ROOT, 'node_modules', pkg), marker), `${pkg} contains its marker`).toBe(true);
-        expect(code.includes(marker), `${pkg} is loaded by __complete`).toBe(false);
+        expect(all.includes(marker), `${pkg} is loaded by __complete`).toBe(false);
       }
       // The scan can see a bundled dependency: ora is bundled into dist/ and found there.
       const dist = readdirSync(join(ROOT, 'dist', 'chunks')).map((f) => readFileSync(join(ROOT, 'dist', 'chunks', f), 'utf8'));
       expect(dist.some((text) => text.includes('There is no built-in spinner named'))).toBe(true);
+      // And the preload sees a network built-in when one is loaded.
+      const netLog = join(dir.path, 'net.json');
+      writeFileSync(preload, preloadScript(netLog));
+      const net = await runProcess(process.execPath, ['--require', preload, '-e', "require('node:net')"]);
+      expect(net.code).toBe(0);
+      expect(readLoaded(netLog).builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual(['NativeModule net']);
     } finally {
       dir.cleanup();
     }

@@ -1,7 +1,8 @@
 // How bin/hostctl.js starts the built CLI (README "Performance"): the --version answer it
-// gives itself, and the V8 code cache of dist/hostctl.cjs, which may be missing, damaged
-// or unwritable without changing what hostctl does. Each test runs a private copy of the
-// package, so that it can break the cache without touching dist/.
+// gives itself, and the V8 code caches of dist/hostctl.cjs (the program) and
+// dist/complete.cjs (`hostctl __complete`), which may be missing, damaged or unwritable
+// without changing what hostctl does. Each test runs a private copy of the package, so
+// that it can break a cache without touching dist/.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ afterEach(() => {
 });
 
 /** A copy of the installed package: bin/, dist/, completions/, package.json, node_modules linked. */
-function copyPackage(): { root: string; cache: string; config: string } {
+function copyPackage(bundle: string): { root: string; cache: string; config: string } {
   const dir = tmpDir('hostctl-startup-');
   dirs.push(dir);
   const root = join(dir.path, 'hostctl');
@@ -27,7 +28,7 @@ function copyPackage(): { root: string; cache: string; config: string } {
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   const config = join(dir.path, 'config');
   mkdirSync(config);
-  return { root, cache: join(root, 'dist', 'hostctl.cjs.cache'), config };
+  return { root, cache: join(root, 'dist', `${bundle}.cache`), config };
 }
 
 function run(root: string, config: string, args: string[]): Promise<RunResult> {
@@ -53,50 +54,58 @@ describe('hostctl --version', () => {
   });
 });
 
-describe('the code cache of dist/hostctl.cjs', () => {
+/** Each bundle bin/hostctl.js compiles with a code cache, and a command that runs it. */
+const BUNDLES = [
+  { bundle: 'hostctl.cjs', args: ['--help'] },
+  { bundle: 'complete.cjs', args: ['__complete', 'apps', ''] },
+];
+
+describe.each(BUNDLES)('the code cache of dist/$bundle', ({ bundle, args }) => {
   it('ships with the build and is used as it is', async () => {
-    const pkg = copyPackage();
-    expect(existsSync(pkg.cache), 'npm run build made dist/hostctl.cjs.cache').toBe(true);
+    const pkg = copyPackage(bundle);
+    expect(existsSync(pkg.cache), `npm run build made dist/${bundle}.cache`).toBe(true);
     const before = mtime(pkg.cache);
-    const r = await run(pkg.root, pkg.config, ['--help']);
-    expect(r).toEqual(await reference(['--help']));
+    const r = await run(pkg.root, pkg.config, args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toBe('');
+    expect(r).toEqual(await reference(args));
     // Rewritten only when V8 rejects it.
     expect(mtime(pkg.cache)).toBe(before);
   });
 
   it('damaged: the same output, and a good cache replaces it', async () => {
-    const pkg = copyPackage();
+    const pkg = copyPackage(bundle);
     writeFileSync(pkg.cache, 'not a V8 code cache'.repeat(100));
-    const r = await run(pkg.root, pkg.config, ['config', 'path']);
-    expect(r).toEqual({ code: 0, stdout: `${join(pkg.config, 'config.json')}\n`, stderr: '' });
+    const r = await run(pkg.root, pkg.config, args);
+    expect(r).toEqual(await reference(args));
     expect(readFileSync(pkg.cache, 'utf8')).not.toContain('not a V8 code cache');
     const written = mtime(pkg.cache);
-    expect((await run(pkg.root, pkg.config, ['--help'])).code).toBe(0);
+    expect((await run(pkg.root, pkg.config, args)).code).toBe(0);
     expect(mtime(pkg.cache), 'the new cache was accepted, so not rewritten').toBe(written);
   });
 
   it('missing: the same output, and the run saves one', async () => {
-    const pkg = copyPackage();
+    const pkg = copyPackage(bundle);
     rmSync(pkg.cache);
-    expect(await run(pkg.root, pkg.config, ['--help'])).toEqual(await reference(['--help']));
+    expect(await run(pkg.root, pkg.config, args)).toEqual(await reference(args));
     expect(existsSync(pkg.cache)).toBe(true);
   });
 
   it('where it cannot be written: the same output, and no stray file', async () => {
-    const pkg = copyPackage();
+    const pkg = copyPackage(bundle);
     rmSync(pkg.cache);
     // A directory in its place: neither readable as a cache nor replaceable by rename.
     mkdirSync(pkg.cache);
     writeFileSync(join(pkg.cache, 'keep'), '');
-    expect(await run(pkg.root, pkg.config, ['--help'])).toEqual(await reference(['--help']));
+    expect(await run(pkg.root, pkg.config, args)).toEqual(await reference(args));
     expect(statSync(pkg.cache).isDirectory()).toBe(true);
     expect(readdirSync(join(pkg.root, 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a missing program is one plain message and exit 1, not a stack trace', async () => {
-    const pkg = copyPackage();
-    rmSync(join(pkg.root, 'dist', 'hostctl.cjs'));
-    const r = await run(pkg.root, pkg.config, ['config', 'path']);
+  it('a missing bundle is one plain message and exit 1, not a stack trace', async () => {
+    const pkg = copyPackage(bundle);
+    rmSync(join(pkg.root, 'dist', bundle));
+    const r = await run(pkg.root, pkg.config, args);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^hostctl: this installation is incomplete .*\nReinstall hostctl/);

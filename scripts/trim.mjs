@@ -1,0 +1,185 @@
+// The esbuild plugins that trim what hostctl's bundles load on every run (README
+// "Performance"): a slim undici, built-ins loaded on first use, undici's WebAssembly as a
+// binary file, and built-ins handed to ES module dependencies without a copy. Used by
+// scripts/build.mjs, and by scripts/bench.mjs for the undici floor, which must load undici
+// exactly as hostctl does.
+import { createHash } from 'node:crypto';
+import { constants as http2Constants } from 'node:http2';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
+
+const undiciDir = new URL('../node_modules/undici', import.meta.url).pathname;
+
+/**
+ * undici as hostctl uses it: Agent, EnvHttpProxyAgent and request(), without fetch,
+ * WebSocket, the cache, cookies and mocks, which its index loads eagerly (and with them
+ * Node's own copy of undici, through globalThis.Headers). request() is undici's own
+ * makeDispatcher(api.request), as in its index.js.
+ */
+const SLIM_UNDICI = `'use strict'
+const Dispatcher = require('./lib/dispatcher/dispatcher')
+const Agent = require('./lib/dispatcher/agent')
+const EnvHttpProxyAgent = require('./lib/dispatcher/env-http-proxy-agent')
+const util = require('./lib/core/util')
+const { InvalidArgumentError } = require('./lib/core/errors')
+const api = require('./lib/api')
+const { getGlobalDispatcher } = require('./lib/global')
+
+Object.assign(Dispatcher.prototype, api)
+
+function makeDispatcher (fn) {
+  return (url, opts, handler) => {
+    if (typeof opts === 'function') {
+      handler = opts
+      opts = null
+    }
+    if (!url || (typeof url !== 'string' && typeof url !== 'object' && !(url instanceof URL))) {
+      throw new InvalidArgumentError('invalid url')
+    }
+    if (opts != null && typeof opts !== 'object') {
+      throw new InvalidArgumentError('invalid opts')
+    }
+    if (opts && opts.path != null) {
+      if (typeof opts.path !== 'string') {
+        throw new InvalidArgumentError('invalid opts.path')
+      }
+      let path = opts.path
+      if (!opts.path.startsWith('/')) {
+        path = '/' + path
+      }
+      url = new URL(util.parseOrigin(url).origin + path)
+    } else {
+      if (!opts) {
+        opts = typeof url === 'object' ? url : {}
+      }
+      url = util.parseURL(url)
+    }
+    const { agent, dispatcher = getGlobalDispatcher() } = opts
+    if (agent) {
+      throw new InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?')
+    }
+    return fn.call(dispatcher, {
+      ...opts,
+      origin: url.origin,
+      path: url.search ? url.pathname + url.search : url.pathname,
+      method: opts.method || (opts.body ? 'PUT' : 'GET')
+    }, handler)
+  }
+}
+
+module.exports.Dispatcher = Dispatcher
+module.exports.Agent = Agent
+module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
+module.exports.errors = require('./lib/core/errors')
+module.exports.request = makeDispatcher(api.request)
+`;
+
+/**
+ * Built-in modules that a module requires when it loads but that hostctl's commands
+ * seldom or never use: commander's child_process (executable subcommands), undici's http2
+ * (hostctl speaks HTTP/1.1) and assert (called only to check invariants), and node:crypto,
+ * which src/http/paging.ts calls only when a walk reaches a second page (about 6 ms to
+ * load; the token's fingerprint does without it, see src/auth/sha256.ts). Each costs
+ * milliseconds on every run. The stand-in loads the real module on first use; `eager`
+ * holds what a dependency reads while loading. `own` lists the functions hostctl's own
+ * modules import from it, for their stand-in (an ES module: esbuild's interop would copy
+ * the properties of a CommonJS one at once); importing anything else fails the build.
+ */
+const LAZY_BUILTINS = {
+  'node:child_process': { eager: {} },
+  'node:http2': { eager: { constants: http2Constants } },
+  // assert(value) with a truthy value returns undefined; anything else is the real assert's.
+  'node:assert': { eager: {}, callable: 'args.length > 0 && args[0] ? undefined : Reflect.apply(load(), self, args)' },
+  'node:crypto': { eager: {}, own: ['createHash'] },
+};
+
+function lazyBuiltin(name, { eager, callable }) {
+  const target = callable ? 'function assert () {}' : '{}';
+  return `'use strict'
+let real
+const load = () => (real ??= require(${JSON.stringify(name)}))
+const eager = ${JSON.stringify(eager)}
+module.exports = new Proxy(${target}, {
+  get: (_t, key) => (Object.hasOwn(eager, key) ? eager[key] : Reflect.get(load(), key)),
+  has: (_t, key) => Object.hasOwn(eager, key) || key in load(),
+  ${callable ? `apply: (_t, self, args) => ${callable},` : ''}
+})
+`;
+}
+
+function lazyOwnBuiltin(name, functions) {
+  const lines = ['let real;', `const load = () => (real ??= require(${JSON.stringify(name)}));`];
+  for (const fn of functions) lines.push(`export function ${fn}(...args) { return load().${fn}(...args); }`);
+  return lines.join('\n');
+}
+
+/**
+ * undici's HTTP parser is WebAssembly, shipped as base64 in JavaScript (two builds, one
+ * with SIMD): 145 KB of text that every command would read and V8 would keep in the code
+ * cache. It goes to chunks/ beside the bundle (dist/chunks/) as binary, read when the
+ * first connection is made.
+ */
+function writeWasm(path, outdir) {
+  const bytes = createRequire(import.meta.url)(path);
+  const name = `${basename(path, '.js')}-${createHash('sha256').update(bytes).digest('hex').slice(0, 8)}.wasm`;
+  mkdirSync(join(outdir, 'chunks'), { recursive: true });
+  writeFileSync(join(outdir, 'chunks', name), bytes);
+  return `module.exports = require('node:fs').readFileSync(__dirname + ${JSON.stringify(`/chunks/${name}`)})`;
+}
+
+/**
+ * The program bundle's substitutions for dependencies (see SLIM_UNDICI, LAZY_BUILTINS and
+ * writeWasm, which writes into `outdir`), and the keyring through require(): the loader
+ * runs the bundle as a script, which has require() but no import() of its own.
+ */
+export function trimDependencies(outdir) {
+  return {
+    name: 'trim-dependencies',
+    setup(b) {
+      b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path, outdir), loader: 'js' }));
+      b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'hostctl-trimmed' }));
+      b.onResolve({ filter: /^@napi-rs\/keyring$/ }, (args) =>
+        args.namespace === 'hostctl-trimmed' ? { path: args.path, external: true } : { path: args.path, namespace: 'hostctl-trimmed' },
+      );
+      b.onResolve({ filter: /^node:(child_process|http2|assert|crypto)$/ }, (args) => {
+        if (args.namespace === 'hostctl-trimmed' || args.namespace === 'hostctl-lazy-own') return undefined;
+        if (args.importer.includes('/node_modules/')) return { path: args.path, namespace: 'hostctl-trimmed' };
+        return LAZY_BUILTINS[args.path].own ? { path: args.path, namespace: 'hostctl-lazy-own' } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: 'hostctl-lazy-own' }, (args) => ({ contents: lazyOwnBuiltin(args.path, LAZY_BUILTINS[args.path].own), loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: 'hostctl-trimmed' }, (args) => {
+        if (args.path === 'undici') return { contents: SLIM_UNDICI, loader: 'js', resolveDir: undiciDir };
+        if (args.path === '@napi-rs/keyring') return { contents: "module.exports = require('@napi-rs/keyring')", loader: 'js' };
+        return { contents: lazyBuiltin(args.path, LAZY_BUILTINS[args.path]), loader: 'js' };
+      });
+    },
+  };
+}
+
+/**
+ * A dependency written as an ES module that imports a built-in's default export
+ * (env-paths: `import os from 'node:os'`, and node:path and node:process alike) gets
+ * esbuild's __toESM, which copies every property of the module onto a fresh object on
+ * each run: most of a millisecond for node:process. This stand-in hands over the module
+ * itself, and its plain (non-getter) properties as named exports, each read by a pure
+ * call so that esbuild drops the ones nothing imports; a named import of anything else
+ * fails the build.
+ */
+export const builtinDefaults = {
+  name: 'builtin-defaults',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?(os|path|process)$/ }, (args) =>
+      args.kind === 'import-statement' && args.importer.includes('/node_modules/')
+        ? { path: args.path.replace(/^(node:)?/, 'node:'), namespace: 'builtin-default' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin-default' }, (args) => {
+      const mod = createRequire(import.meta.url)(args.path);
+      const names = Object.keys(mod).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default' && 'value' in (Object.getOwnPropertyDescriptor(mod, k) ?? {}));
+      const lines = [`const m = require(${JSON.stringify(args.path)});`, 'const get = (key) => m[key];', 'export default m;'];
+      for (const name of names) lines.push(`export const ${name} = /* @__PURE__ */ get(${JSON.stringify(name)});`);
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
