@@ -1,4 +1,4 @@
-// `hostctl api <path>`, in the manner of `gh api`: any endpoint, also the ones the beta
+// `hostctl api <path>`, in the manner of `gh api`: every endpoint, also the ones the beta
 // adds tomorrow, through the same HTTP core (token, rate limit, redirects, typed errors)
 // and the same output layer as every other command.
 
