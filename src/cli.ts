@@ -283,10 +283,7 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   });
   try {
-    if (argv[0] === '__complete') {
-      const { completeMain } = await import('./commands/complete.js');
-      return await completeMain(argv.slice(1));
-    }
+    // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
     if (argv[0] === 'sandbox') {
       const { sandboxMain } = await import('./sandbox/main.js');
       return await sandboxMain(argv.slice(1));
