@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { LoggedRequest } from '../../src/sandbox/requestlog.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'hostctl.js');
@@ -186,15 +187,7 @@ export function filesContaining(dir: string, needle: string): string[] {
 }
 
 /** One request as the sandbox's log (`GET /_sandbox/requests`) records it. */
-export interface SandboxRequest {
-  method: string;
-  path: string;
-  query: string;
-  status: number;
-  /** The name of the token that authenticated it, or null. */
-  token: string | null;
-  ip: string;
-}
+export type SandboxRequest = LoggedRequest;
 
 /** The sandbox's admin endpoints (the dashboard's part: loopback only, no token). */
 export function sandboxAdmin(sandbox: { origin: string }) {

@@ -5,9 +5,12 @@
 // like any other, so a test can prove that nothing was sent.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { RunResult } from './cli.js';
+import { listenLoopback } from './servers.js';
+
+export { closedPort } from './servers.js';
 
 export interface SeenRequest {
   method: string;
@@ -32,7 +35,6 @@ export type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
 
 export async function startHostile(behaviour: Behaviour): Promise<HostileServer> {
   const seen: SeenRequest[] = [];
-  const sockets = new Set<Socket>();
   let connections = 0;
   const server = createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
@@ -43,40 +45,16 @@ export async function startHostile(behaviour: Behaviour): Promise<HostileServer>
   });
   server.on('connection', (s: Socket) => {
     connections++;
-    sockets.add(s);
     s.on('error', () => undefined);
-    s.on('close', () => sockets.delete(s));
   });
   // As a proxy: refuse every tunnel, but record that it was asked for.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     seen.push({ method: req.method ?? 'CONNECT', url: req.url ?? '', headers: req.headers });
     socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    origin,
-    baseUrl: `${origin}/v1`,
-    port,
-    seen,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLoopback(server)), seen, connections: () => connections };
 }
 
-/** A port nothing listens on: bound, then released. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const APPS = JSON.stringify([{ publicId: 'ap-hostile001', name: 'fine' }]);
 

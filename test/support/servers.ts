@@ -2,6 +2,8 @@
 // as `hostctl sandbox`, a child process) and the independent alt server (in-process),
 // which follows the platform document but chooses differently where it is silent.
 
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { startSandbox } from './cli.js';
 import { startAltServer, toJsonText } from './alt-server.js';
 
@@ -110,4 +112,45 @@ export async function startAlt(options: Parameters<typeof startAltServer>[0] = {
     },
     stop: () => alt.close(),
   };
+}
+
+export interface Listening {
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** origin + /v1 */
+  baseUrl: string;
+  port: number;
+  /** Stops listening and ends the connections still open (keep-alive ones included). */
+  close(): Promise<void>;
+}
+
+/** Starts `server` on a free loopback port. For the test servers that misbehave on purpose. */
+export async function listenLoopback(server: Server): Promise<Listening> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/v1`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port nothing listens on: bound, then released. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

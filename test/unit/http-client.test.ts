@@ -1,20 +1,13 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiError, AuthError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
 import { appendQuery, setQueryParam, MAX_BODY_BYTES } from '../../src/http/client.js';
 import { scrub, oneLine, errorDetail } from '../../src/http/errors.js';
-import { TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs, type Stub, type Harness } from './http-support.js';
+import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs } from './http-support.js';
 
-const open: Array<Stub | Harness> = [];
-function track<T extends Stub | Harness>(x: T): T {
-  open.push(x);
-  return x;
-}
-afterEach(async () => {
-  for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
-});
+const track = closeAfterEach();
 afterAll(cleanupDirs);
 
 describe('requests', () => {

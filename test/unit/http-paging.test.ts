@@ -1,18 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../../src/errors.js';
 import { linkNext, pageOf, walkPages, type PageWalkOptions } from '../../src/http/paging.js';
 import type { HttpClient } from '../../src/http/client.js';
-import { cleanupDirs, harness, json, rejection, stub, type Harness, type Stub } from './http-support.js';
+import { closeAfterEach, cleanupDirs, harness, json, rejection, stub } from './http-support.js';
 
-const open: Array<Stub | Harness> = [];
-function track<T extends Stub | Harness>(x: T): T {
-  open.push(x);
-  return x;
-}
-afterEach(async () => {
-  for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
-});
+const track = closeAfterEach();
 afterAll(cleanupDirs);
 
 const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ publicId: `ap-${from + i}` }));

@@ -2,15 +2,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { NetworkError } from '../../src/errors.js';
-import { TOKEN, cleanupDirs, closedPort, harness, json, rejection, stub, type Harness, type Stub } from './http-support.js';
+import { TOKEN, cleanupDirs, closeAfterEach, closedPort, harness, json, rejection, stub } from './http-support.js';
 
-const open: Array<Stub | Harness> = [];
+const track = closeAfterEach();
 const saved = { ...process.env };
 beforeEach(() => {
   for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[k];
 });
-afterEach(async () => {
-  for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
+afterEach(() => {
   process.env = { ...saved };
 });
 afterAll(cleanupDirs);
@@ -29,7 +28,7 @@ describe('proxies', () => {
     const port = (proxy.address() as AddressInfo).port;
     process.env.HTTPS_PROXY = `http://127.0.0.1:${port}`;
     const h = harness('https://api.hostctl-test.invalid/v1');
-    open.push(h);
+    track(h);
     try {
       const err = await rejection(h.client.request({ path: '/apps' }));
       expect(err).toBeInstanceOf(NetworkError);
@@ -46,9 +45,9 @@ describe('proxies', () => {
   it('loopback hosts never go through the proxy', async () => {
     process.env.HTTP_PROXY = `http://127.0.0.1:${await closedPort()}`;
     const s = await stub((_req, res) => json(res, ['direct']));
-    open.push(s);
+    track(s);
     const h = harness(s.baseUrl);
-    open.push(h);
+    track(h);
     const res = await h.client.request({ path: '/apps' });
     expect(res.json()).toEqual(['direct']);
   });

@@ -2,15 +2,18 @@
 // for the unit tests of src/http/.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterEach } from 'vitest';
 import { IO } from '../../src/io.js';
 import { StateStore } from '../../src/config/state.js';
 import { makeToken } from '../../src/auth/token.js';
 import { HttpClient, type HttpClientOptions } from '../../src/http/client.js';
+import { listenLoopback, type Listening } from '../support/servers.js';
+
+export { closedPort } from '../support/servers.js';
 
 export const TOKEN = 'hct_unit_TEST_secret_token_9f3a2b7c';
 
@@ -21,19 +24,14 @@ export interface Seen {
   body: string;
 }
 
-export interface Stub {
-  origin: string;
-  baseUrl: string;
-  port: number;
+export interface Stub extends Listening {
   seen: Seen[];
-  close(): Promise<void>;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, n: number) => void;
 
 export async function stub(handler: Handler): Promise<Stub> {
   const seen: Seen[] = [];
-  const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -48,24 +46,7 @@ export async function stub(handler: Handler): Promise<Stub> {
       }
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
-  return {
-    origin,
-    baseUrl: `${origin}/v1`,
-    port,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLoopback(server)), seen };
 }
 
 export function json(res: ServerResponse, body: unknown, status = 200, headers: Record<string, string | number> = {}): void {
@@ -73,14 +54,6 @@ export function json(res: ServerResponse, body: unknown, status = 200, headers: 
   res.end(JSON.stringify(body));
 }
 
-/** A port nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export class MemoryStream extends Writable {
   text = '';
@@ -143,6 +116,21 @@ export function harness(baseUrl: string, over: Partial<HttpClientOptions> = {}, 
     ...over,
   });
   return { client, state: s.state, stderr, io, statePath: s.path, fingerprint: token.fingerprint, done: () => client.close() };
+}
+
+/**
+ * A `track` for a test file: what it is given (stub servers, clients) is closed after
+ * each test.
+ */
+export function closeAfterEach(): <T extends Stub | Harness>(x: T) => T {
+  const open: Array<Stub | Harness> = [];
+  afterEach(async () => {
+    for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
+  });
+  return (x) => {
+    open.push(x);
+    return x;
+  };
 }
 
 /** The promise's rejection, or a failure when it resolves. */
