@@ -172,9 +172,12 @@ function canonicalHeaderName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
-/** A path starts with a slash (or has one inside, as `apps/ap-1`), a URL with a scheme; anything else is an operation's name. */
+/**
+ * A path (`/apps`, also `apps/ap-1`) and a URL (`https://…`) have a slash; a word without
+ * one is an operation's name from the reference.
+ */
 function isOperationName(arg: string): boolean {
-  return !arg.includes('/') && !/^[a-z][a-z\d+.-]*:/i.test(arg);
+  return !arg.includes('/');
 }
 
 /**
@@ -213,7 +216,14 @@ async function operationTarget(
     rest: args.filter((a) => !params.includes(a.key)),
     async path(read) {
       const values = new Map<string, string>();
-      for (const a of given) values.set(a.key, await read(a));
+      for (const a of given) {
+        const value = await read(a);
+        // URLs resolve `.` and `..` (and their %2E forms) as steps up the path, to another endpoint.
+        if (value === '' || value === '.' || value === '..') {
+          throw new UsageError(`${a.flag} "${a.raw}": the path parameter "${a.key}" cannot be ${value === '' ? 'empty' : `"${value}"`}.`, `Give the ${a.key} the operation needs.`);
+        }
+        values.set(a.key, value);
+      }
       const filled = fillPath(op.path, values);
       // A path outside the base URL is absolute on its origin (resolveUrl takes it so).
       return op.underBase ? filled : `${ctx.baseUrl().origin}${filled}`;

@@ -64,8 +64,10 @@ export function extractOperations(doc: unknown, docUrl: URL, base: URL): Operati
   for (const [template, rawItem] of Object.entries(doc.paths)) {
     const item = deref(doc, rawItem);
     if (!isRecord(item)) continue;
-    let path = `${prefix}/${template.replace(/^\/+/, '')}`;
-    let underBase = basePath === '';
+    let path = `${prefix ?? ''}/${template.replace(/^\/+/, '')}`;
+    // A document that names no server is taken as relative to the base URL, as generated
+    // references often are; one whose server is elsewhere on the origin is not.
+    let underBase = basePath === '' || prefix === undefined;
     if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) {
       path = path.slice(basePath.length) || '/';
       underBase = true;
@@ -120,8 +122,8 @@ function responsesOf(doc: Record<string, unknown>, raw: unknown, produces: strin
   return [...out].sort();
 }
 
-/** The path the document's paths hang from: servers[0].url (OpenAPI 3) or basePath (Swagger 2). */
-function serverPath(doc: Record<string, unknown>, docUrl: URL): string {
+/** The path the document's paths hang from: servers[0].url (OpenAPI 3) or basePath (Swagger 2); undefined when it names none. */
+function serverPath(doc: Record<string, unknown>, docUrl: URL): string | undefined {
   let raw: string | undefined;
   if (Array.isArray(doc.servers) && isRecord(doc.servers[0]) && typeof doc.servers[0].url === 'string') {
     const server = doc.servers[0];
@@ -133,7 +135,7 @@ function serverPath(doc: Record<string, unknown>, docUrl: URL): string {
   } else if (typeof doc.basePath === 'string') {
     raw = doc.basePath;
   }
-  if (raw === undefined) return '';
+  if (raw === undefined) return undefined;
   try {
     return new URL(raw, docUrl).pathname.replace(/\/+$/, '');
   } catch {
