@@ -5,10 +5,10 @@
 // runs, and against one that serves an HTML reference only. Request counts are read at
 // the server.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import { startAlt } from '../support/servers.js';
 
 type Alt = Awaited<ReturnType<typeof startAlt>>;
@@ -97,9 +97,18 @@ describe('the reference of a server whose beta changes between runs', () => {
     // The kept copy (less than a day old) answers: no request, the old list.
     const ops = await hostctl(['docs', '--operations', '--json']);
     expect((JSON.parse(ops.stdout) as { operationId: string }[]).map((o) => o.operationId)).toContain('listTeams');
-    expect(await sent()).toEqual([]);
     const completion = await hostctl(['__complete', 'api', 'list']);
     expect(completion.stdout).toBe('listApps\tGET /apps\nlistTeams\tGET /teams\n');
+    // Through the shipped bash script too, with a `hostctl` on PATH.
+    const bin = join(dir.path, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'hostctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
+    const script = `source '${join(ROOT, 'completions', 'hostctl.bash')}'; COMP_WORDS=(hostctl api cr); COMP_CWORD=2; _hostctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const bash = await runProcess('bash', ['--norc', '-c', script], {
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: dir.path },
+    });
+    expect(bash.stdout).toBe('createApp\n');
+    expect(await sent()).toEqual([]);
 
     // fetchApp is not in the kept copy: one request for the reference, then the call.
     const app = await hostctl(['api', 'fetchApp', '-f', `app_id=${appId}`]);
