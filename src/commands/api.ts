@@ -192,11 +192,11 @@ async function operationTarget(
   o: ApiOptions,
 ): Promise<{ method: string; rest: FieldArg[]; path: (read: (a: FieldArg) => Promise<string>) => Promise<string> }> {
   const { lookupOperation } = await import('../reference/reference.js');
-  const { fillPath, pathParameters } = await import('../reference/operations.js');
+  const { fillPath, pathParameters, shown: safe } = await import('../reference/operations.js');
   const op = await lookupOperation(ctx, name);
-  const shown = `${name} (${op.method} ${op.path})`;
+  const shown = safe(`${name} (${op.method} ${op.path})`);
   if (o.method !== undefined && o.method.trim().toUpperCase() !== op.method) {
-    throw new UsageError(`-X ${o.method} does not go with ${shown}: the reference gives its method.`, `Leave out -X, or call the path: hostctl api -X ${o.method} ${op.path}`);
+    throw new UsageError(`-X ${o.method} does not go with ${shown}: the reference gives its method.`, `Leave out -X, or call the path: hostctl api -X ${o.method} ${safe(op.path)}`);
   }
   if (o.paginate && op.method !== 'GET') throw new UsageError(`--paginate fetches pages with GET, and ${shown} is not a GET.`, 'Leave out --paginate.');
   const params = pathParameters(op);
@@ -204,8 +204,8 @@ async function operationTarget(
   const missing = params.filter((p) => !given.some((a) => a.key === p));
   if (missing.length > 0) {
     throw new UsageError(
-      `${shown} needs the path parameter${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${m}"`).join(', ')}.`,
-      `Give ${missing.length === 1 ? 'it' : 'them'} with -f: hostctl api ${name} ${missing.map((m) => `-f ${m}=…`).join(' ')}`,
+      `${shown} needs the path parameter${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${safe(m)}"`).join(', ')}.`,
+      `Give ${missing.length === 1 ? 'it' : 'them'} with -f: hostctl api ${safe(name)} ${missing.map((m) => `-f ${safe(m)}=…`).join(' ')}`,
     );
   }
   for (const p of params) {

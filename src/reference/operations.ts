@@ -3,6 +3,8 @@
 // versions (parameters, response media types). Kept in the state dir in this form.
 
 import { ApiError } from '../errors.js';
+import { oneLine } from '../http/errors.js';
+import { sanitize } from '../output/sanitize.js';
 
 export interface Parameter {
   name: string;
@@ -141,6 +143,11 @@ function serverPath(doc: Record<string, unknown>, docUrl: URL): string | undefin
   } catch {
     return '';
   }
+}
+
+/** A name or path from the reference, as it may appear in a message: it is server data, and may be hostile. */
+export function shown(text: string): string {
+  return oneLine(sanitize(text), 120);
 }
 
 /** The `{name}`s of a path template, in order. */

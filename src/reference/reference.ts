@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { ApiError, UsageError } from '../errors.js';
 import { sha256Hex } from '../auth/sha256.js';
 import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
-import { closestNames, extractOperations, isOpenApi, type Operation } from './operations.js';
+import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
 import { baseKey, isFresh, readKept, writeKept, type KeptReference } from './store.js';
 
 /** Next step for a reference hostctl cannot read: the two things that still work. */
@@ -29,7 +29,7 @@ export async function fetchReference(ctx: Context, now: number): Promise<KeptRef
   const notOpenApi = (what: string) =>
     new ApiError(`The reference at ${where} is ${what}, not OpenAPI, so hostctl cannot read operations from it.`, NOT_OPENAPI_HINT, { status: res.status });
   if (type !== undefined && !isJsonType(type)) {
-    throw notOpenApi(isHtmlType(type) ? `a web page (${mediaType(type)})` : mediaType(type) || 'of no content type');
+    throw notOpenApi(isHtmlType(type) ? `a web page (${mediaType(type)})` : shown(mediaType(type)) || 'of no content type');
   }
   let doc: unknown;
   try {
@@ -86,13 +86,13 @@ export async function lookupOperation(ctx: Context, name: string, now = Date.now
   const names = ref.operations.map((op) => op.operationId).filter((n): n is string => n !== null);
   const close = closestNames(name, names);
   const hint = [
-    close.length > 0 ? `Did you mean ${close.join(', ')}?` : undefined,
+    close.length > 0 ? `Did you mean ${close.map(shown).join(', ')}?` : undefined,
     names.length > 0 ? 'List them with: hostctl docs --operations.' : 'The reference gives no operation a name (operationId); call them by path, as hostctl docs --operations lists them.',
-    `A path starts with a slash: hostctl api /${name}`,
+    `A path starts with a slash: hostctl api /${shown(name)}`,
   ]
     .filter(Boolean)
     .join(' ');
-  throw new UsageError(`The API reference has no operation named "${name}".`, hint);
+  throw new UsageError(`The API reference has no operation named "${shown(name)}".`, hint);
 }
 
 export interface DiffRow {

@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { startHostile } from '../support/hostile-server.js';
 import { startAlt } from '../support/servers.js';
 
 type Alt = Awaited<ReturnType<typeof startAlt>>;
@@ -204,5 +205,39 @@ describe('a server whose reference is an HTML page only', () => {
     expect(() => readdirSync(join(dir.path, 'references'))).toThrow();
     const completion = await runCli(['__complete', 'api', '/a'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: dir.path } });
     expect(completion.stdout).toBe('/apps\tApps\n');
+  });
+});
+
+describe('a hostile reference', () => {
+  it('its names and paths reach stderr and completion without control sequences', async () => {
+    const evil = '\u001b]0;pwned\u0007\u001b[31m';
+    const doc = JSON.stringify({
+      openapi: '3.1.0',
+      paths: {
+        [`/apps/{id${evil}}`]: { get: { operationId: `getApp${evil}`, parameters: [{ name: `id${evil}`, in: 'path', required: true }] } },
+        '/apps': { get: { operationId: `listApps${evil}` } },
+      },
+    });
+    const server = await startHostile((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(doc);
+    });
+    const dir = tmpDir();
+    try {
+      const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hostile-reference-token', HOSTCTL_CONFIG_DIR: dir.path };
+      const unknown = await runCli(['api', 'listApp'], { env });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('Did you mean listApps?');
+      expect(unknown.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      const completion = await runCli(['__complete', 'api', ''], { env });
+      expect(completion.stdout).not.toContain('listApps');
+      expect(completion.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      const ops = await runCli(['docs', '--operations', '-o', 'tsv'], { env });
+      expect(ops.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(server.seen.map((r) => r.url)).toEqual(['/v1/docs']);
+    } finally {
+      await server.close();
+      dir.cleanup();
+    }
   });
 });
