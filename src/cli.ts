@@ -168,7 +168,7 @@ ${examples([
     .command('api')
     .description('Call any endpoint with the same auth, rate-limit handling and output')
     .argument('<path|operationId>', "path relative to the base URL (/apps), an absolute URL of the same origin, or an operation's name from the reference (getApp)")
-    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or input)')
+    .option('-X, --method <method>', "HTTP method (default GET, or POST with fields or input; an operationId's from the reference)")
     .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
     .option('-F, --field <key=value>', 'add a typed field: numbers, true/false, null, @file (repeatable)', collect, [])
     .option('--input <file>', 'the request body from a file, or - for stdin')

@@ -249,17 +249,17 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
   if (stdinUsers > 1) throw new UsageError('Only one of --input - and -F key=@- can read stdin.', 'Put the other value in a file.');
   const headers = parseHeaders(o.header);
 
+  // `api` prints JSON unless a format is asked for on the command line, whatever the
+  // terminal or the profile's default: scripts pipe it into jq.
+  const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
+  const fieldsFlag = ctx.fields();
+
   const named = isOperationName(path) ? await operationTarget(ctx, path.trim(), args, o) : undefined;
   if (named) args = named.rest;
   const method = named?.method ?? explicit ?? (o.paginate ? 'GET' : args.length > 0 || o.input !== undefined ? 'POST' : 'GET');
   // As gh: fields go to the query string for GET and HEAD, and when --input is the body.
   const inQuery = method === 'GET' || method === 'HEAD' || o.input !== undefined;
   const paths = inQuery ? undefined : args.map(parseKeyPath);
-
-  // `api` prints JSON unless a format is asked for on the command line, whatever the
-  // terminal or the profile's default: scripts pipe it into jq.
-  const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
-  const fieldsFlag = ctx.fields();
 
   const http = await ctx.http();
   // Another origin is refused here, before any file or stdin is read and before a request.
