@@ -4,7 +4,7 @@
 // or when a name is not in it.
 
 import type { Context } from '../context.js';
-import { ApiError, UsageError } from '../errors.js';
+import { ApiError, NotFoundError, UsageError } from '../errors.js';
 import { sha256Hex } from '../auth/sha256.js';
 import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
@@ -12,6 +12,10 @@ import { baseKey, isFresh, readKept, writeKept, type KeptReference } from './sto
 
 /** Next step for a reference hostctl cannot read: the two things that still work. */
 const NOT_OPENAPI_HINT = 'Read it with "hostctl docs --open", and call endpoints by path: hostctl api /apps';
+
+function docsPath(base: URL): string {
+  return `${base.pathname.replace(/\/+$/, '')}/docs`;
+}
 
 /** Fetches /docs (one request) and reads it as OpenAPI; anything else is one ApiError sentence. */
 export async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
@@ -21,6 +25,12 @@ export async function fetchReference(ctx: Context, now: number): Promise<KeptRef
   let res;
   try {
     res = await http.request({ path: '/docs' });
+  } catch (err) {
+    // The base URL answers, but has no reference: say what that means for operation names.
+    if (err instanceof NotFoundError) {
+      throw new NotFoundError(`Not found: GET ${docsPath(base)} (404): the API serves no reference there, so hostctl cannot read operations from it.`, 'Call endpoints by path instead, such as: hostctl api /apps');
+    }
+    throw err;
   } finally {
     spinner.stop();
   }

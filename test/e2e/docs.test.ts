@@ -154,11 +154,16 @@ describe('hostctl docs --operations against a server with no reference', () => {
     dir?.cleanup();
   });
 
-  it('a 404 for /docs exits 3 with one message, no stack trace', async () => {
-    const r = await runCli(['docs', '--operations'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
-    expect(r.code).toBe(3);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^hostctl: Not found: GET \/v1\/docs \(404\)/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+  it('a 404 for /docs exits 3 with one message, no stack trace; api <name> says the same, api <path> works', async () => {
+    for (const args of [['docs', '--operations'], ['api', 'listApps'], ['docs', 'diff']]) {
+      const r = await runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        'hostctl: Not found: GET /v1/docs (404): the API serves no reference there, so hostctl cannot read operations from it.\nCall endpoints by path instead, such as: hostctl api /apps\n',
+      );
+    }
+    const byPath = await runCli(['api', '/teams', '-o', 'tsv'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+    expect(byPath.code).toBe(0);
   });
 });
