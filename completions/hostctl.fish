@@ -6,6 +6,8 @@
 #
 # The candidates come from `hostctl __complete <words…>`, which prints one candidate per
 # line, optionally followed by a tab and a description, and never sends a request.
+# `hostctl api <Tab>` offers paths and the operation IDs of the API reference kept by an
+# earlier `hostctl docs --operations`, `docs diff` or `api <operationId>`.
 
 function __hostctl_complete
     set -l words (commandline -opc)

@@ -167,8 +167,8 @@ ${examples([
   program
     .command('api')
     .description('Call any endpoint with the same auth, rate-limit handling and output')
-    .argument('<path>', 'path relative to the base URL (/apps), or an absolute URL of the same origin')
-    .option('-X, --method <method>', 'HTTP method (default GET, or POST with fields or input)')
+    .argument('<path|operationId>', "path relative to the base URL (/apps), an absolute URL of the same origin, or an operation's name from the reference (getApp)")
+    .option('-X, --method <method>', "HTTP method (default GET, or POST with fields or input; an operationId's from the reference)")
     .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
     .option('-F, --field <key=value>', 'add a typed field: numbers, true/false, null, @file (repeatable)', collect, [])
     .option('--input <file>', 'the request body from a file, or - for stdin')
@@ -183,6 +183,8 @@ ${examples([
         'hostctl api /apps --paginate -o ndjson',
         'hostctl api -X POST /apps -f name=demo -F replicas=2',
         'hostctl api /docs -i',
+        'hostctl api getApp -f publicId=ap-…   # method and path from the reference (hostctl docs --operations)',
+        'hostctl api listApps -f itemsPerPage=5',
       ]),
     )
     .action(
@@ -192,16 +194,31 @@ ${examples([
       }),
     );
 
-  program
+  const docs = program
     .command('docs')
-    .description('Print the URL of the generated API reference, or list its operations')
+    .description('Print the URL of the generated API reference, list its operations, or show what changed')
     .option('--open', 'open the reference in the browser')
-    .option('--operations', 'fetch the reference (OpenAPI) and list method, path and summary')
-    .addHelpText('after', examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].path"']))
+    .option('--operations', 'list method, path and summary of each operation (the reference is kept for a day)')
+    .option('--refresh', 'fetch the reference again now and keep it')
+    .addHelpText(
+      'after',
+      examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].operationId"', 'hostctl docs --refresh', 'hostctl docs diff --exit-status']),
+    )
     .action(
       action(async (ctx, c) => {
         const { docsRun } = await import('./commands/docs.js');
         await docsRun(ctx, c.opts());
+      }),
+    );
+  docs
+    .command('diff')
+    .description('Show operations added, removed and changed since the kept reference, then keep the current one')
+    .option('--exit-status', 'exit 1 when something changed (for CI)')
+    .addHelpText('after', examples(['hostctl docs diff', 'hostctl docs diff --json', 'hostctl docs diff --exit-status -o tsv   # in CI: fail when the beta changed']))
+    .action(
+      action(async (ctx, c) => {
+        const { docsDiffRun } = await import('./commands/docs.js');
+        await docsDiffRun(ctx, c.opts());
       }),
     );
 

@@ -172,6 +172,65 @@ function canonicalHeaderName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
+/**
+ * A path (`/apps`, also `apps/ap-1`) and a URL (`https://…`) have a slash; a word without
+ * one is an operation's name from the reference.
+ */
+function isOperationName(arg: string): boolean {
+  return !arg.includes('/');
+}
+
+/**
+ * `api <operationId>`: method and path from the API's reference; the fields named like a
+ * path parameter fill it, the rest go on as fields. A missing one is a usage error before
+ * anything is sent to the operation (the reference itself may have been fetched).
+ */
+async function operationTarget(
+  ctx: Context,
+  name: string,
+  args: FieldArg[],
+  o: ApiOptions,
+): Promise<{ method: string; rest: FieldArg[]; path: (read: (a: FieldArg) => Promise<string>) => Promise<string> }> {
+  const { lookupOperation } = await import('../reference/reference.js');
+  const { fillPath, pathParameters, shown: safe } = await import('../reference/operations.js');
+  const op = await lookupOperation(ctx, name);
+  const shown = safe(`${name} (${op.method} ${op.path})`);
+  if (o.method !== undefined && o.method.trim().toUpperCase() !== op.method) {
+    throw new UsageError(`-X ${o.method} does not go with ${shown}: the reference gives its method.`, `Leave out -X, or call the path: hostctl api -X ${o.method} ${safe(op.path)}`);
+  }
+  if (o.paginate && op.method !== 'GET') throw new UsageError(`--paginate fetches pages with GET, and ${shown} is not a GET.`, 'Leave out --paginate.');
+  const params = pathParameters(op);
+  const given = args.filter((a) => params.includes(a.key));
+  const missing = params.filter((p) => !given.some((a) => a.key === p));
+  if (missing.length > 0) {
+    throw new UsageError(
+      `${shown} needs the path parameter${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${safe(m)}"`).join(', ')}.`,
+      `Give ${missing.length === 1 ? 'it' : 'them'} with -f: hostctl api ${safe(name)} ${missing.map((m) => `-f ${safe(m)}=…`).join(' ')}`,
+    );
+  }
+  for (const p of params) {
+    if (given.filter((a) => a.key === p).length > 1) throw conflict(given.find((a) => a.key === p)!, `the path parameter "${p}" is given more than once`);
+  }
+  return {
+    method: op.method,
+    rest: args.filter((a) => !params.includes(a.key)),
+    async path(read) {
+      const values = new Map<string, string>();
+      for (const a of given) {
+        const value = await read(a);
+        // URLs resolve `.` and `..` (and their %2E forms) as steps up the path, to another endpoint.
+        if (value === '' || value === '.' || value === '..') {
+          throw new UsageError(`${a.flag} "${a.raw}": the path parameter "${a.key}" cannot be ${value === '' ? 'empty' : `"${value}"`}.`, `Give the ${a.key} the operation needs.`);
+        }
+        values.set(a.key, value);
+      }
+      const filled = fillPath(op.path, values);
+      // A path outside the base URL is absolute on its origin (resolveUrl takes it so).
+      return op.underBase ? filled : `${ctx.baseUrl().origin}${filled}`;
+    },
+  };
+}
+
 export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise<void> {
   // Everything the user typed is checked before anything is read or sent.
   if (path.trim() === '') throw new UsageError('hostctl api needs a path.', 'For example: hostctl api /apps');
@@ -185,31 +244,35 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
   if (o.paginate && o.input !== undefined) {
     throw new UsageError('--paginate sends no request body, so --input cannot be used with it.', 'Pass query parameters with -f key=value instead.');
   }
-  const args = [...o.rawField.map((r) => parseFieldArg('-f', r)), ...o.field.map((r) => parseFieldArg('-F', r))];
+  let args = [...o.rawField.map((r) => parseFieldArg('-f', r)), ...o.field.map((r) => parseFieldArg('-F', r))];
   const stdinUsers = args.filter((a) => a.flag === '-F' && a.text === '@-').length + (o.input === '-' ? 1 : 0);
   if (stdinUsers > 1) throw new UsageError('Only one of --input - and -F key=@- can read stdin.', 'Put the other value in a file.');
   const headers = parseHeaders(o.header);
-
-  const method = explicit ?? (o.paginate ? 'GET' : args.length > 0 || o.input !== undefined ? 'POST' : 'GET');
-  // As gh: fields go to the query string for GET and HEAD, and when --input is the body.
-  const inQuery = method === 'GET' || method === 'HEAD' || o.input !== undefined;
-  const paths = inQuery ? undefined : args.map(parseKeyPath);
 
   // `api` prints JSON unless a format is asked for on the command line, whatever the
   // terminal or the profile's default: scripts pipe it into jq.
   const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
   const fieldsFlag = ctx.fields();
 
+  const named = isOperationName(path) ? await operationTarget(ctx, path.trim(), args, o) : undefined;
+  if (named) args = named.rest;
+  const method = named?.method ?? explicit ?? (o.paginate ? 'GET' : args.length > 0 || o.input !== undefined ? 'POST' : 'GET');
+  // As gh: fields go to the query string for GET and HEAD, and when --input is the body.
+  const inQuery = method === 'GET' || method === 'HEAD' || o.input !== undefined;
+  const paths = inQuery ? undefined : args.map(parseKeyPath);
+
   const http = await ctx.http();
   // Another origin is refused here, before any file or stdin is read and before a request.
-  http.resolveUrl(path);
+  if (!named) http.resolveUrl(path);
 
+  const readValue = async (a: FieldArg): Promise<FieldValue> => {
+    if (a.text === undefined) return EMPTY_ARRAY;
+    if (a.flag === '-F' && a.text.startsWith('@')) return (await readSource(a.text.slice(1), `-F ${a.key}`)).toString('utf8');
+    return a.flag === '-F' ? typedValue(a.text) : a.text;
+  };
+  if (named) path = await named.path(async (a) => String(await readValue(a)));
   const values: FieldValue[] = [];
-  for (const a of args) {
-    if (a.text === undefined) values.push(EMPTY_ARRAY);
-    else if (a.flag === '-F' && a.text.startsWith('@')) values.push((await readSource(a.text.slice(1), `-F ${a.key}`)).toString('utf8'));
-    else values.push(a.flag === '-F' ? typedValue(a.text) : a.text);
-  }
+  for (const a of args) values.push(await readValue(a));
 
   const req: ApiRequest = { method, path, headers };
   if (inQuery) {

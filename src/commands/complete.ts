@@ -15,6 +15,7 @@ import type { Command, Option } from 'commander';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
 import { StateStore } from '../config/state.js';
+import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 
 export interface Candidate {
@@ -32,6 +33,8 @@ const PROFILE_KEYS = ['baseUrl', 'output', 'storage'];
 const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output'];
 /** Only plain IDs are offered: the state file is written from API data, which may be hostile. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** The same care for the reference's operation IDs (no slash: a slash makes a path). */
+const PLAIN_OPERATION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /** The part of a commander command that completion reads, as plain data. */
 export interface CommandSpec {
@@ -314,7 +317,7 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   }
   if (cmd.name === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
   if (cmd.name === 'api' && args.length === 0) {
-    return RESOURCES.map((r) => ({ value: r.path, description: r.description }));
+    return [...RESOURCES.map((r) => ({ value: r.path, description: r.description })), ...sources.operationIds()];
   }
   return [];
 }
@@ -367,6 +370,14 @@ class Sources {
       .knownIds(this.profileName(), resource)
       .filter((id) => PLAIN_ID.test(id))
       .map((value) => ({ value }));
+  }
+
+  /** The operation IDs of the kept reference for the base URL in effect (no request, whatever its age). */
+  operationIds(): Candidate[] {
+    const base = this.values.get('--base-url') || this.env.HOSTCTL_BASE_URL || this.readConfig().profiles[this.profileName()]?.baseUrl;
+    if (!base) return [];
+    const ops = readKept(base, this.env)?.operations ?? [];
+    return ops.flatMap((op) => (op.operationId !== null && PLAIN_OPERATION_ID.test(op.operationId) ? [{ value: op.operationId, description: `${op.method} ${op.path}` }] : []));
   }
 
   configKeys(profileKeys: readonly string[]): Candidate[] {

@@ -1,14 +1,21 @@
 // `hostctl docs`: where the API's generated reference lives ({base_url}/docs), opening it
-// in a browser, and `--operations`, the list of what the beta offers today, read from the
-// reference as OpenAPI JSON.
+// in a browser, `--operations`, the list of what the beta offers today (read from the
+// reference as OpenAPI JSON, kept for a day: src/reference/), and `docs diff`, what the
+// beta changed since the kept copy.
 
 import { spawn } from 'node:child_process';
 import type { Context } from '../context.js';
-import { ApiError, HostctlError, UsageError } from '../errors.js';
+import { HostctlError, UsageError } from '../errors.js';
+import { extractOperations, type Operation } from '../reference/operations.js';
 
 export interface DocsOptions {
   open?: boolean;
   operations?: boolean;
+  refresh?: boolean;
+}
+
+export interface DiffOptions {
+  exitStatus?: boolean;
 }
 
 export interface OperationRow {
@@ -19,50 +26,32 @@ export interface OperationRow {
   operationId: string | null;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function docsUrl(base: URL): string {
   return `${base.href.replace(/\/+$/, '')}/docs`;
 }
 
 export async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
-  if (o.open && o.operations) {
-    throw new UsageError('--open and --operations do different things; use one at a time.', 'hostctl docs --open, or hostctl docs --operations.');
+  if (o.open && (o.operations || o.refresh)) {
+    throw new UsageError(`--open and ${o.operations ? '--operations' : '--refresh'} do different things; use one at a time.`, 'hostctl docs --open, or hostctl docs --operations.');
   }
   const url = docsUrl(ctx.baseUrl());
-  if (o.operations) return listOperations(ctx);
+  if (o.operations) return listOperations(ctx, o.refresh === true);
+  if (o.refresh) {
+    const { refreshReference } = await import('../reference/reference.js');
+    const ref = await refreshReference(ctx);
+    ctx.io.note(`Kept the reference of ${ref.baseUrl}: ${ref.operations.length} operations (${ref.hash.slice(0, 19)}…).`);
+    return;
+  }
   if (o.open) return openInBrowser(ctx, url);
   ctx.io.out(`${url}\n`);
 }
 
-async function listOperations(ctx: Context): Promise<void> {
+async function listOperations(ctx: Context, refresh: boolean): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.fields();
-  const http = await ctx.http();
-  const spinner = await ctx.io.spinner('Fetching the API reference…');
-  let doc: unknown;
-  let where: URL;
-  try {
-    const res = await http.request({ path: '/docs' });
-    where = res.url;
-    try {
-      doc = res.json();
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      throw new ApiError(
-        `The reference at ${res.url.href} is not OpenAPI JSON (${err.message.replace(/^The API sent /, '').replace(/\.$/, '')}).`,
-        `Read it in a browser: hostctl docs --open, or fetch it with: hostctl api /docs -H 'Accept: text/html'`,
-        { status: res.status },
-      );
-    }
-  } finally {
-    spinner.stop();
-  }
-  const rows = operationsOf(doc, where, ctx.baseUrl());
+  const { currentReference, refreshReference } = await import('../reference/reference.js');
+  const ref = refresh ? await refreshReference(ctx) : await currentReference(ctx);
+  const rows = ref.operations.map(toRow);
   const { createPrinter } = await import('../output/format.js');
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'] });
   printer.add(rows);
@@ -70,55 +59,43 @@ async function listOperations(ctx: Context): Promise<void> {
   if (rows.length === 0 && format === 'table') ctx.io.note('The reference lists no operations.');
 }
 
-/** The operations of an OpenAPI 3 (or Swagger 2) document: paths in the document's order, methods in METHODS order. */
-export function operationsOf(doc: unknown, docUrl: URL, base: URL): OperationRow[] {
-  if (!isRecord(doc) || !isRecord(doc.paths)) {
-    throw new ApiError(
-      `The reference at ${docUrl.href} is JSON but not an OpenAPI document (it has no "paths").`,
-      "See it whole with: hostctl api /docs",
-    );
-  }
-  const prefix = serverPath(doc, docUrl);
-  const basePath = base.pathname.replace(/\/+$/, '');
-  const rows: OperationRow[] = [];
-  for (const [template, item] of Object.entries(doc.paths)) {
-    if (!isRecord(item)) continue;
-    let path = `${prefix}/${template.replace(/^\/+/, '')}`;
-    if (basePath && (path === basePath || path.startsWith(`${basePath}/`))) path = path.slice(basePath.length) || '/';
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!isRecord(op)) continue;
-      const description = typeof op.description === 'string' ? (op.description.trim().split('\n')[0] ?? '') : '';
-      rows.push({
-        method: method.toUpperCase(),
-        path,
-        summary: typeof op.summary === 'string' ? op.summary : description,
-        operationId: typeof op.operationId === 'string' ? op.operationId : null,
-      });
-    }
-  }
-  return rows;
+function toRow(op: Operation): OperationRow {
+  return { method: op.method, path: op.path, summary: op.summary, operationId: op.operationId };
 }
 
-/** The path the document's paths hang from: servers[0].url (OpenAPI 3) or basePath (Swagger 2). */
-function serverPath(doc: Record<string, unknown>, docUrl: URL): string {
-  let raw: string | undefined;
-  if (Array.isArray(doc.servers) && isRecord(doc.servers[0]) && typeof doc.servers[0].url === 'string') {
-    const server = doc.servers[0];
-    const vars = isRecord(server.variables) ? server.variables : {};
-    raw = (server.url as string).replace(/\{([^}]*)\}/g, (_m, name: string) => {
-      const v = vars[name];
-      return isRecord(v) && typeof v.default === 'string' ? v.default : '';
-    });
-  } else if (typeof doc.basePath === 'string') {
-    raw = doc.basePath;
+/** The operations of an OpenAPI 3 (or Swagger 2) document, as `docs --operations` lists them. */
+export function operationsOf(doc: unknown, docUrl: URL, base: URL): OperationRow[] {
+  return extractOperations(doc, docUrl, base).map(toRow);
+}
+
+/**
+ * `docs diff`: the kept reference against the current one (one request), then the current
+ * one is kept. With nothing kept yet there is nothing to compare: it says so and keeps it.
+ */
+export async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+  const { diffReferences, refreshReference } = await import('../reference/reference.js');
+  const { readKept } = await import('../reference/store.js');
+  const kept = readKept(ctx.baseUrl(), ctx.env);
+  const current = await refreshReference(ctx);
+  const rows = kept ? diffReferences(kept.operations, current.operations) : [];
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['change', 'operationId', 'method', 'path', 'details'] });
+  printer.add(rows);
+  await printer.end('list');
+  if (!kept) {
+    ctx.io.note(`No reference was kept for ${current.baseUrl} yet, so there is nothing to compare; kept the current one (${current.operations.length} operations) for the next "hostctl docs diff".`);
+    return;
   }
-  if (raw === undefined) return '';
-  try {
-    return new URL(raw, docUrl).pathname.replace(/\/+$/, '');
-  } catch {
-    return '';
+  const since = new Date(kept.fetchedAt).toISOString();
+  if (rows.length === 0) {
+    ctx.io.note(`No operation changed since the copy kept at ${since}${kept.hash === current.hash ? '' : ' (the document itself did change)'}.`);
+    return;
   }
+  ctx.io.note(`${rows.length} operation${rows.length === 1 ? '' : 's'} changed since the copy kept at ${since}; the current one is kept now.`);
+  // The rows are the message: exit 1 with nothing more on stderr.
+  if (o.exitStatus) throw new HostctlError('');
 }
 
 /** Splits $BROWSER into words as a shell would for plain quoting: "my browser" --new-tab. */

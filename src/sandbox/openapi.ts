@@ -113,7 +113,7 @@ export function buildOpenApi(samples: ReadonlyMap<string, Record<string, JsonVal
         { name: 'itemsPerPage', in: 'query', description: 'Page size, at most 100', schema: { type: 'integer', minimum: 1, maximum: 100 } },
       );
     }
-    if (op.kind === 'get') parameters.push({ name: 'publicId', in: 'path', required: true, schema: { type: 'string' } });
+    if (op.kind === 'get') parameters.push({ name: 'publicId', in: 'path', required: true, description: `Public ID of the ${op.resource?.singular ?? 'object'}`, schema: { type: 'string' } });
     if (op.kind === 'nested') parameters.push({ name: 'id', in: 'path', required: true, description: 'Public ID of the environment', schema: { type: 'string' } });
 
     let ok: Record<string, unknown>;
@@ -128,11 +128,23 @@ export function buildOpenApi(samples: ReadonlyMap<string, Record<string, JsonVal
         },
       };
     } else if (op.kind === 'create') {
-      ok = { '201': { description: 'The stored object, with a new publicId', headers: rateHeaders, content: { 'application/json': { schema: ref } } } };
+      ok = {
+        '201': {
+          description: 'The stored object, with a new publicId: plain JSON with Accept: application/json, JSON-LD without Accept',
+          headers: { ...rateHeaders, Location: { description: 'The path of the new object', schema: { type: 'string' } } },
+          content: { 'application/json': { schema: ref }, 'application/ld+json': { schema: { type: 'object' } } },
+        },
+      };
     } else {
-      ok = { '200': { description: 'The object', headers: rateHeaders, content: { 'application/json': { schema: ref } } } };
+      ok = {
+        '200': {
+          description: 'The object: plain JSON with Accept: application/json, JSON-LD without Accept',
+          headers: rateHeaders,
+          content: { 'application/json': { schema: ref }, 'application/ld+json': { schema: { type: 'object' } } },
+        },
+      };
     }
-    const codes = op.kind === 'create' ? [400, 401, 413, 415, 422, 429] : op.kind === 'docs' ? [401, 429] : [400, 401, 404, 406, 429];
+    const codes = op.kind === 'create' ? [400, 401, 406, 413, 415, 422, 429] : op.kind === 'docs' ? [401, 429] : [400, 401, 404, 406, 429];
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
       summary: op.summary,

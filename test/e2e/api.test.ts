@@ -341,7 +341,7 @@ describe('hostctl api against the alt server (Link-header paging, its own error 
   it('--paginate follows the Link header, as list --all does', async () => {
     const apps = await server.all('apps');
     server.alt.clearRequests();
-    const r = await hostctl(['api', 'apps', '--paginate']);
+    const r = await hostctl(['api', '/apps', '--paginate']);
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((a) => a.publicId)).toEqual(apps.map((a) => a.publicId));
     expect(server.alt.requests).toHaveLength(Math.ceil(apps.length / 4));

@@ -100,6 +100,41 @@ describe('hostctl docs against the sandbox', () => {
     for (const op of list.slice(0, 3)) expect((await hostctl(['api', op.path, '-o', 'tsv'])).code).toBe(0);
   });
 
+  it('--operations again: the kept copy answers, no request', async () => {
+    await server.clearRequests();
+    const r = await hostctl(['docs', '--operations', '--json']);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+    expect(await server.requests()).toEqual([]);
+  });
+
+  it('api <operationId> with the sandbox reference: method and path from it, one request for the call', async () => {
+    const apps = await server.all('apps');
+    const id = String(apps[1]!.publicId);
+    const env = (await server.all('environments'))[0]!;
+    await server.clearRequests();
+    const one = await hostctl(['api', 'getApp', '-f', `publicId=${id}`]);
+    expect(one.stderr).toBe('');
+    expect(JSON.parse(one.stdout)).toEqual(apps[1]);
+    const page = await hostctl(['api', 'listApps', '-F', 'itemsPerPage=2', '-o', 'tsv', '--fields', 'publicId']);
+    expect(page.stdout).toBe(`${String(apps[0]!.publicId)}\n${id}\n`);
+    const nested = await hostctl(['api', 'listEnvironmentDeployments', '-f', `id=${String(env.publicId)}`, '--json', '--fields', 'environment']);
+    expect(nested.code).toBe(0);
+    expect(new Set((JSON.parse(nested.stdout) as { environment: unknown }[]).map((d) => JSON.stringify(d.environment)))).toEqual(new Set([JSON.stringify(env.publicId)]));
+    const made = await hostctl(['api', 'createTeam', '-f', 'name=Named by operation']);
+    expect(JSON.parse(made.stdout)).toMatchObject({ name: 'Named by operation' });
+    const sent = (await server.requests()).map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`);
+    expect(sent).toEqual([`GET /v1/apps/${id}`, 'GET /v1/apps?itemsPerPage=2', `GET /v1/environments/${String(env.publicId)}/deployments`, 'POST /v1/teams']);
+  });
+
+  it('docs diff: nothing changed in the sandbox, exit 0 also with --exit-status, one request', async () => {
+    await server.clearRequests();
+    const r = await hostctl(['docs', 'diff', '--exit-status', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toMatch(/^No operation changed since the copy kept at /);
+    expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/docs', query: '' }]);
+  });
+
   it('--open and --operations together: exit 2', async () => {
     const r = await hostctl(['docs', '--open', '--operations']);
     expect(r.code).toBe(2);
@@ -119,11 +154,16 @@ describe('hostctl docs --operations against a server with no reference', () => {
     dir?.cleanup();
   });
 
-  it('a 404 for /docs exits 3 with one message, no stack trace', async () => {
-    const r = await runCli(['docs', '--operations'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
-    expect(r.code).toBe(3);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^hostctl: Not found: GET \/v1\/docs \(404\)/);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+  it('a 404 for /docs exits 3 with one message, no stack trace; api <name> says the same, api <path> works', async () => {
+    for (const args of [['docs', '--operations'], ['api', 'listApps'], ['docs', 'diff']]) {
+      const r = await runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        'hostctl: Not found: GET /v1/docs (404): the API serves no reference there, so hostctl cannot read operations from it.\nCall endpoints by path instead, such as: hostctl api /apps\n',
+      );
+    }
+    const byPath = await runCli(['api', '/teams', '-o', 'tsv'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+    expect(byPath.code).toBe(0);
   });
 });

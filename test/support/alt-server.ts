@@ -9,7 +9,13 @@
 // - X-RateLimit-Reset as a Unix time, Retry-After as an HTTP date (the sandbox: seconds);
 // - error bodies as {"error": {"code", "message"}} with text/plain-free JSON (the sandbox:
 //   application/problem+json);
-// - lockout after 5 failed authentications for 300 s, answered with 403.
+// - lockout after 5 failed authentications for 300 s, answered with 403;
+// - its reference at /v1/docs (only with the `reference` option; else 404): OpenAPI 3.0
+//   with an absolute server URL, served as application/vnd.oai.openapi+json whatever the
+//   Accept header, snake_case path parameters declared once per path item through $ref,
+//   operation names of its own (fetchApp, deploymentsOfEnvironment); or an HTML page only.
+//   `evolveReference()` is the beta changing: fetchApp (GET /apps/{app_id}) appears, with
+//   its route, listApps gains a query parameter and listTeams goes.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -20,6 +26,60 @@ export interface AltOptions {
   pageSize?: number;
   /** Answer each request after this many milliseconds (a slow network, for spinners). */
   delayMs?: number;
+  /** What /v1/docs serves: OpenAPI JSON, or an HTML page only; none (404) by default. */
+  reference?: 'openapi' | 'html';
+}
+
+/** The alt server's OpenAPI document; `evolved`: after the beta gained and lost operations. */
+function openApiDocument(origin: string, evolved: boolean): Obj {
+  const json = (schema: Obj = { type: 'object' }) => ({ content: { 'application/json': { schema } } });
+  const problem = { description: 'An error', ...json({ $ref: '#/components/schemas/Error' }) };
+  const paths: Obj = {
+    '/apps': {
+      get: {
+        operationId: 'listApps',
+        summary: 'All apps, 25 at a time',
+        parameters: [
+          { name: 'publicId[]', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
+          { name: 'cursor', in: 'query', schema: { type: 'string' } },
+          ...(evolved ? [{ name: 'status', in: 'query', schema: { type: 'string' } }] : []),
+        ],
+        responses: { '200': { description: 'Apps', ...json({ type: 'array' }) }, '401': problem },
+      },
+      post: {
+        operationId: 'createApp',
+        summary: 'Make an app',
+        requestBody: json(),
+        responses: { '201': { description: 'The app', ...json() }, '401': problem },
+      },
+    },
+    '/environments/{environment_id}/deployments': {
+      parameters: [{ $ref: '#/components/parameters/EnvironmentId' }],
+      get: { operationId: 'deploymentsOfEnvironment', summary: 'Deployments of one environment', responses: { '200': { description: 'Deployments', ...json({ type: 'array' }) } } },
+    },
+  };
+  if (evolved) {
+    paths['/apps/{app_id}'] = {
+      get: {
+        operationId: 'fetchApp',
+        description: 'One app by its public ID.\nNew in this version of the beta.',
+        parameters: [{ name: 'app_id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The app', ...json() }, '404': problem },
+      },
+    };
+  } else {
+    paths['/teams'] = { get: { operationId: 'listTeams', summary: 'Teams', responses: { '200': { description: 'Teams', ...json({ type: 'array' }) } } } };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Alt platform', version: evolved ? '1.1-beta' : '1.0-beta' },
+    servers: [{ url: `${origin}/v1` }],
+    paths,
+    components: {
+      parameters: { EnvironmentId: { name: 'environment_id', in: 'path', required: true, schema: { type: 'string' } } },
+      schemas: { Error: { type: 'object' } },
+    },
+  };
 }
 
 export interface AltRequest {
@@ -121,6 +181,8 @@ export async function startAltServer(options: AltOptions = {}) {
   const failures = new Map<string, { count: number; lockedUntil: number }>();
   const requests: AltRequest[] = [];
   let forced: { count: number; seconds: number } | undefined;
+  let evolved = false;
+  let origin = '';
 
   const rateHeaders = (tok: string, now: number): Record<string, string> => {
     const hits = (windows.get(tok) ?? []).filter((t) => t > now - WINDOW_MS);
@@ -183,6 +245,22 @@ export async function startAltServer(options: AltOptions = {}) {
       return 404;
     }
     const [, collection, sub, subCollection] = parts;
+    if (parts.length === 2 && collection === 'docs' && options.reference) {
+      if (options.reference === 'html') {
+        const page = '<!doctype html><html><head><title>Alt API</title></head><body><h1>Alt API</h1><p>GET /v1/apps lists apps.</p></body></html>';
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(page)), ...headers });
+        res.end(page);
+        return 200;
+      }
+      reply(res, 200, openApiDocument(origin, evolved), { ...headers, 'Content-Type': 'application/vnd.oai.openapi+json;version=3.0' });
+      return 200;
+    }
+    if (evolved && parts.length === 3 && collection === 'apps' && sub) {
+      const app = data.apps!.find((a) => a.publicId === sub);
+      if (app) reply(res, 200, app, headers);
+      else reply(res, 404, error('not_found', `No app ${sub}.`), headers);
+      return app ? 200 : 404;
+    }
     let items: Obj[] | undefined;
     if (parts.length === 2 && collection && collection in data) {
       if (req.method === 'POST') {
@@ -257,7 +335,7 @@ export async function startAltServer(options: AltOptions = {}) {
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     baseUrl: `${origin}/v1`,
@@ -273,6 +351,10 @@ export async function startAltServer(options: AltOptions = {}) {
     /** The next `count` authenticated requests get 429 with Retry-After `seconds` ahead (an HTTP date). */
     force429(count: number, seconds: number): void {
       forced = { count, seconds };
+    },
+    /** The beta changes: see the top of this file. */
+    evolveReference(): void {
+      evolved = true;
     },
     /** Revokes the token; further requests with it get 401. */
     revoke(tok: string): void {
