@@ -11,8 +11,8 @@
 //   4. The preparation blob: that script with its own code cache (useCodeCache), and as
 //      assets the bundles and caches of step 2, the completion scripts, and the keychain
 //      addon with its SHA-256 (src/auth/embedded-addon.ts).
-//   5. A copy of the node binary with the blob injected by postject, signed ad hoc on
-//      macOS, checked with --version, and renamed into dist/ in one step.
+//   5. A copy of the node binary (stripped on Linux) with the blob injected by postject,
+//      signed ad hoc on macOS, checked with --version, and renamed into dist/ in one step.
 //
 // Options: --out FILE (default dist/hostctl-<platform>-<arch>), --node-major N (24).
 // Exits 1 with one line on stderr when something fails.
@@ -109,6 +109,15 @@ async function main() {
     const tmpExe = join(work, platform === 'win32' ? 'hostctl.exe' : 'hostctl');
     copyFileSync(node, tmpExe);
     chmodSync(tmpExe, 0o755);
+    // The Linux binary comes with its symbol table (about 18 MB of 120), which only
+    // native debugging reads. Without binutils it stays.
+    if (platform === 'linux') {
+      try {
+        run('strip', [tmpExe]);
+      } catch {
+        log('strip (binutils) is not installed: the executable keeps its symbol table.');
+      }
+    }
     // The official macOS and Windows binaries are signed; injecting breaks the signature.
     if (platform === 'darwin') run('codesign', ['--remove-signature', tmpExe]);
     const { inject } = createRequire(import.meta.url)('postject');
