@@ -19,11 +19,12 @@
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
 // --rss-runs N (default 10), --keep-env (see childEnv below), --sea (also the single-file
 // executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`, against
-// `node bin/hostctl.js` on the same three commands, and the sizes of both).
+// `node bin/hostctl.js` on three commands, then against its own Node (24) running
+// bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
 
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -166,6 +167,19 @@ async function buildUndiciFloor(dir) {
   return runner;
 }
 
+/**
+ * The package laid out in `dir` (bin/, package.json, and dist/ built by `node`, whose V8
+ * accepts the code caches that build trains), for `node` to run as it runs from a clone.
+ * Returns its bin/hostctl.js.
+ */
+function buildForNode(node, dir) {
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  for (const file of ['bin/hostctl.js', 'bin/package.json', 'package.json']) copyFileSync(join(ROOT, file), join(dir, file));
+  const r = spawnSync(node, [join(ROOT, 'scripts', 'build.mjs'), '--out', join(dir, 'dist')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status !== 0) fail(`Building dist/ with ${node} failed. ${String(r.stderr).trim()}`);
+  return join(dir, 'bin', 'hostctl.js');
+}
+
 /** Starts `hostctl sandbox` and reads its two lines; rejects after 20 s. */
 function startSandbox(env) {
   return new Promise((resolve, reject) => {
@@ -287,12 +301,23 @@ async function main() {
     if (args.sea) {
       if (!existsSync(SEA)) fail(`${SEA} is missing: run "npm run build:sea" after "npm run build".`);
       if (run(SEA, ['apps', 'list', '--json'], env).stdout !== run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout) fail('The executable and node bin/hostctl.js printed different data.');
-      timed('(s1) executable apps list --json / node bin/hostctl.js', () => run(SEA, ['apps', 'list', '--json'], env), () => run(NODE, [BIN, 'apps', 'list', '--json'], env), 1);
-      timed('(s2) executable --version / node bin/hostctl.js', () => run(SEA, ['--version'], env), () => run(NODE, [BIN, '--version'], env), 1);
-      timed('(s3) executable __complete apps get "" / node bin/hostctl.js', () => run(SEA, ['__complete', 'apps', 'get', ''], env), () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), 1);
-      // The executable's own Node against this one: the part of (s1)–(s3) hostctl cannot change.
+      const cases = [
+        ['apps list --json', ['apps', 'list', '--json']],
+        ['--version', ['--version']],
+        ['__complete apps get ""', ['__complete', 'apps', 'get', '']],
+      ];
+      for (const [i, [label, argv]] of cases.entries()) {
+        timed(`(s${i + 1}) executable ${label} / node bin/hostctl.js`, () => run(SEA, argv, env), () => run(NODE, [BIN, ...argv], env), 1);
+      }
+      // The same against the executable's own Node running the package from files, and
+      // that Node's bare start against this one's: the part hostctl cannot change.
       const embedded = nodeDist(24);
-      timed(`     Node ${run(embedded, ['--version'], env).stdout.trim()} -e 0 / node -e 0`, () => run(embedded, ['-e', '0'], env), () => run(NODE, ['-e', '0'], env));
+      const embeddedVersion = run(embedded, ['--version'], env).stdout.trim();
+      const sameNodeBin = buildForNode(embedded, join(scratch, 'node24'));
+      for (const [i, [label, argv]] of cases.entries()) {
+        timed(`(s${i + 1}') executable ${label} / Node ${embeddedVersion} bin/hostctl.js`, () => run(SEA, argv, env), () => run(embedded, [sameNodeBin, ...argv], env));
+      }
+      timed(`     Node ${embeddedVersion} -e 0 / node -e 0`, () => run(embedded, ['-e', '0'], env), () => run(NODE, ['-e', '0'], env));
     }
 
     if (!existsSync(TIME)) fail(`${TIME} (GNU time) is needed for the peak RSS: install the "time" package.`);

@@ -55,8 +55,11 @@ const ASSETS = {
  */
 let fsView;
 function assetFs() {
-  fsView ??= {
-    ...fs,
+  if (fsView) return fsView;
+  // The descriptors, not a spread: a spread reads every getter, and fs.promises loads a
+  // module of its own.
+  fsView = Object.defineProperties({}, Object.getOwnPropertyDescriptors(fs));
+  Object.assign(fsView, {
     readFileSync(path, options) {
       const key = assetKey(path);
       if (key === undefined) return fs.readFileSync(path, options);
@@ -70,7 +73,7 @@ function assetFs() {
       if (key === undefined) return fs.existsSync(path);
       return KEYS.has(key) || [...KEYS].some((k) => k.startsWith(`${key}/`));
     },
-  };
+  });
   return fsView;
 }
 

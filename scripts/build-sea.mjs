@@ -12,7 +12,8 @@
 //      assets the bundles and caches of step 2, the completion scripts, and the keychain
 //      addon with its SHA-256 (src/auth/embedded-addon.ts).
 //   5. A copy of the node binary (stripped on Linux) with the blob injected by postject,
-//      signed ad hoc on macOS, checked with --version, and renamed into dist/ in one step.
+//      signed ad hoc on macOS, checked with --version, and renamed into dist/ in one step,
+//      with its SHA-256 beside it (dist/hostctl-<platform>-<arch>.sha256).
 //
 // Options: --out FILE (default dist/hostctl-<platform>-<arch>), --node-major N (24).
 // Exits 1 with one line on stderr when something fails.
@@ -22,11 +23,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { nodeDist } from './node-dist.mjs';
 
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { platform, arch } = process;
 // The fuse postject flips, so that Node looks for the blob (Node's SEA documentation).
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -118,8 +120,16 @@ async function main() {
         log('strip (binutils) is not installed: the executable keeps its symbol table.');
       }
     }
-    // The official macOS and Windows binaries are signed; injecting breaks the signature.
+    // The official macOS and Windows binaries are signed; injecting breaks the signature,
+    // so it goes first (on Windows the executable runs either way).
     if (platform === 'darwin') run('codesign', ['--remove-signature', tmpExe]);
+    if (platform === 'win32') {
+      try {
+        run('signtool', ['remove', '/s', tmpExe]);
+      } catch {
+        log('signtool (Windows SDK) is not on PATH: Node\'s signature stays in the executable, broken by the injection; sign it (docs/install.md).');
+      }
+    }
     const { inject } = createRequire(import.meta.url)('postject');
     await inject(tmpExe, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: FUSE, ...(platform === 'darwin' ? { machoSegmentName: 'NODE_SEA' } : {}) });
     // Apple silicon runs no unsigned code: an ad-hoc signature here; a release is signed
@@ -131,6 +141,9 @@ async function main() {
     if (reported !== version) throw new Error(`the executable printed "${reported}" for --version, not ${version}.`);
 
     mkdirSync(dirname(exe), { recursive: true });
+    // In sha256sum's format, for `sha256sum -c` (docs/install.md).
+    const digest = createHash('sha256').update(readFileSync(tmpExe)).digest('hex');
+    writeFileSync(`${exe}.sha256`, `${digest}  ${basename(exe)}\n`);
     renameSync(tmpExe, exe);
     const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
     log(`wrote ${relative(process.cwd(), exe) || exe}: ${mib(statSync(exe).size)} (Node ${nodeVersion} ${mib(statSync(node).size)}, blob ${mib(statSync(blob).size)})`);

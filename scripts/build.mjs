@@ -21,11 +21,12 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 // --out: where to build instead of dist/ (scripts/build-sea.mjs, with the Node it embeds).
 const target = parseArgs({ options: { out: { type: 'string' } } }).values.out ?? `${root}dist`;
 // Build beside the target and swap it in, so a test that is running the CLI meanwhile
