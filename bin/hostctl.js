@@ -4,7 +4,8 @@
 //   hostctl --version    answered here, from package.json;
 //   hostctl __complete   dist/complete.cjs, the completion engine alone;
 //   everything else      dist/hostctl.cjs.
-// Both are compiled with the V8 code cache the build made (loadBundle).
+// Both are compiled with the V8 code cache the build made (loadBundle). The single-file
+// executable runs this same loader on the bundles it carries (scripts/build-sea-main.cjs).
 // All of it is CommonJS (bin/package.json): an ES module anywhere on the way makes Node
 // start its ES module loader, which costs about a fifth of a bare `node -e 0`.
 
