@@ -4,7 +4,8 @@
 //   hostctl --version    answered here, from package.json;
 //   hostctl __complete   dist/complete.cjs, the completion engine alone;
 //   everything else      dist/hostctl.cjs.
-// Both are compiled with the V8 code cache the build made (loadBundle).
+// Both are compiled with the V8 code cache the build made (loadBundle). The single-file
+// executable runs this same loader on the bundles it carries (scripts/build-sea-main.cjs).
 // All of it is CommonJS (bin/package.json): an ES module anywhere on the way makes Node
 // start its ES module loader, which costs about a fifth of a bare `node -e 0`.
 
@@ -17,6 +18,19 @@ const { join } = require('node:path');
 
 const DIST = join(__dirname, '..', 'dist');
 
+/** The bundles on disk, where a run may save a fresh code cache. */
+const FILES = {
+  source: (file) => readFileSync(file, 'latin1'),
+  cache: (file) => {
+    try {
+      return readFileSync(`${file}.cache`);
+    } catch {
+      return undefined; // no cache: compile from the source
+    }
+  },
+  saves: true,
+};
+
 /**
  * Loads dist/<name> as Node loads a CommonJS module, but through vm.Script with V8's code
  * cache (dist/<name>.cache), so that what the last run compiled is not parsed and
@@ -25,20 +39,14 @@ const DIST = join(__dirname, '..', 'dist');
  * is saved at exit (a Node upgrade makes V8 reject the old one). `train` (the build) skips
  * the cache and leaves saving it to the caller; `as` is the directory the file will have
  * once installed, because V8 keeps the script's name in the cache and stack traces show it.
+ * `from` is where the files come from (FILES: the disk; the single-file executable passes
+ * its embedded assets) and `require` what the bundle gets as require().
  */
-function loadBundle(name, dir, { train = false, as = dir } = {}) {
+function loadBundle(name, dir, { train = false, as = dir, from = FILES, require: bundleRequire = require } = {}) {
   const file = join(dir, name);
-  const cacheFile = `${file}.cache`;
   const { Script } = require('node:vm');
-  const source = readFileSync(file, 'latin1');
-  let cachedData;
-  if (!train) {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // no cache: compile from the source
-    }
-  }
+  const source = from.source(file);
+  const cachedData = train ? undefined : from.cache(file);
   // Node's own CommonJS wrapper; the line break keeps line 1 of the file at column 1.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
     filename: join(as, name),
@@ -46,6 +54,7 @@ function loadBundle(name, dir, { train = false, as = dir } = {}) {
     cachedData,
   });
   const saveCache = () => {
+    const cacheFile = `${file}.cache`;
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
       writeFileSync(tmp, script.createCachedData());
@@ -58,10 +67,10 @@ function loadBundle(name, dir, { train = false, as = dir } = {}) {
   // Command-line or NODE_OPTIONS flags change what V8 accepts; a cache made under them
   // would be rejected by the next plain run.
   const plainNode = process.execArgv.length === 0 && !process.env.NODE_OPTIONS;
-  if (!train && plainNode && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', saveCache);
+  if (!train && from.saves && plainNode && (cachedData === undefined || script.cachedDataRejected)) process.once('exit', saveCache);
 
   const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, require, mod, file, dir);
+  script.runInThisContext().call(mod.exports, mod.exports, bundleRequire, mod, file, dir);
   return { exports: mod.exports, saveCache };
 }
 
@@ -93,14 +102,15 @@ function writeOut(text) {
   }
 }
 
-function run(argv) {
+/** Runs hostctl with `argv`; `dir` and `options` say where the bundles are (see loadBundle). */
+function run(argv, dir = DIST, options = {}) {
   if (argv.length === 1 && argv[0] === '--version') {
     writeOut(`${require('../package.json').version}\n`);
     return;
   }
   let started;
   try {
-    started = argv[0] === '__complete' ? loadCompletion().completeMain(argv.slice(1)) : loadProgram().main(argv);
+    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, options).main(argv);
   } catch (err) {
     started = Promise.reject(err);
   }
@@ -118,6 +128,6 @@ function run(argv) {
   );
 }
 
-module.exports = { loadProgram, loadCompletion };
+module.exports = { loadBundle, loadProgram, loadCompletion, run };
 
 if (require.main === module) run(process.argv.slice(2));

@@ -17,21 +17,26 @@
 // sides of (a) printed different data); a ratio over its target is reported, not fatal.
 //
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
-// --rss-runs N (default 10), --keep-env (see childEnv below).
+// --rss-runs N (default 10), --keep-env (see childEnv below), --sea (also the single-file
+// executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`, against
+// `node bin/hostctl.js` on three commands, then against its own Node (24) running
+// bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
 
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { nodeDist } from './node-dist.mjs';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin', 'hostctl.js');
 const NODE = process.execPath;
 const TIME = '/usr/bin/time';
+const SEA = join(ROOT, 'dist', `hostctl-${process.platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`);
 
 let args;
 try {
@@ -41,10 +46,11 @@ try {
       warmup: { type: 'string', default: '5' },
       'rss-runs': { type: 'string', default: '10' },
       'keep-env': { type: 'boolean', default: false },
+      sea: { type: 'boolean', default: false },
     },
   }));
 } catch (err) {
-  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--keep-env]\n`);
+  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--keep-env] [--sea]\n`);
   process.exit(2);
 }
 
@@ -159,6 +165,19 @@ async function buildUndiciFloor(dir) {
   const runner = join(dir, 'run.cjs');
   writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname).main().then((code) => { process.exitCode = code; });\n`);
   return runner;
+}
+
+/**
+ * The package laid out in `dir` (bin/, package.json, and dist/ built by `node`, whose V8
+ * accepts the code caches that build trains), for `node` to run as it runs from a clone.
+ * Returns its bin/hostctl.js.
+ */
+function buildForNode(node, dir) {
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  for (const file of ['bin/hostctl.js', 'bin/package.json', 'package.json']) copyFileSync(join(ROOT, file), join(dir, file));
+  const r = spawnSync(node, [join(ROOT, 'scripts', 'build.mjs'), '--out', join(dir, 'dist')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status !== 0) fail(`Building dist/ with ${node} failed. ${String(r.stderr).trim()}`);
+  return join(dir, 'bin', 'hostctl.js');
 }
 
 /** Starts `hostctl sandbox` and reads its two lines; rejects after 20 s. */
@@ -279,6 +298,28 @@ async function main() {
     timed('(b) --version         / node -e 0', () => run(NODE, [BIN, '--version'], env), () => run(NODE, ['-e', '0'], env), 1.15);
     timed('(c) __complete apps get "" / node -e 0', () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), () => run(NODE, ['-e', '0'], env), 1.2);
 
+    if (args.sea) {
+      if (!existsSync(SEA)) fail(`${SEA} is missing: run "npm run build:sea" after "npm run build".`);
+      if (run(SEA, ['apps', 'list', '--json'], env).stdout !== run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout) fail('The executable and node bin/hostctl.js printed different data.');
+      const cases = [
+        ['apps list --json', ['apps', 'list', '--json']],
+        ['--version', ['--version']],
+        ['__complete apps get ""', ['__complete', 'apps', 'get', '']],
+      ];
+      for (const [i, [label, argv]] of cases.entries()) {
+        timed(`(s${i + 1}) executable ${label} / node bin/hostctl.js`, () => run(SEA, argv, env), () => run(NODE, [BIN, ...argv], env), 1);
+      }
+      // The same against the executable's own Node running the package from files, and
+      // that Node's bare start against this one's: the part hostctl cannot change.
+      const embedded = nodeDist(24);
+      const embeddedVersion = run(embedded, ['--version'], env).stdout.trim();
+      const sameNodeBin = buildForNode(embedded, join(scratch, 'node24'));
+      for (const [i, [label, argv]] of cases.entries()) {
+        timed(`(s${i + 1}') executable ${label} / Node ${embeddedVersion} bin/hostctl.js`, () => run(SEA, argv, env), () => run(embedded, [sameNodeBin, ...argv], env));
+      }
+      timed(`     Node ${embeddedVersion} -e 0 / node -e 0`, () => run(embedded, ['-e', '0'], env), () => run(NODE, ['-e', '0'], env));
+    }
+
     if (!existsSync(TIME)) fail(`${TIME} (GNU time) is needed for the peak RSS: install the "time" package.`);
     const rssFile = join(scratch, 'rss.txt');
     const m = alternate(
@@ -288,6 +329,10 @@ async function main() {
       RSS_RUNS,
     );
     rows.push({ name: '(d) peak RSS of (a)   / of its baseline', a: m.a.map((k) => k / 1024), b: m.b.map((k) => k / 1024), unit: 'MiB', target: 1.5 });
+    if (args.sea) {
+      const s = alternate(() => rss(SEA, ['apps', 'list', '--json'], env, rssFile), () => rss(NODE, [BIN, 'apps', 'list', '--json'], env, rssFile), 1, RSS_RUNS);
+      rows.push({ name: '(s4) peak RSS of (s1)  / of node bin/hostctl.js', a: s.a.map((k) => k / 1024), b: s.b.map((k) => k / 1024), unit: 'MiB' });
+    }
     const load1 = loadavg()[0];
 
     const cpu = cpus();
@@ -314,8 +359,15 @@ async function main() {
     }
     const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
     for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+    if (args.sea) {
+      const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+      const shipped = readdirSync(join(ROOT, 'dist'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && !e.name.startsWith('hostctl-'));
+      const distBytes = shipped.reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
+      console.log('');
+      console.log(`Sizes: the executable ${mib(statSync(SEA).size)}; dist/ as the npm package ships it ${mib(distBytes)} (${shipped.length} files), plus Node.`);
+    }
     console.log('');
-    console.log(allPass ? 'All four ratios meet their targets.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
+    console.log(allPass ? 'Every ratio meets its target.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
     return 0;
   } finally {
     sandbox?.child.kill('SIGTERM');

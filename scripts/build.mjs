@@ -21,13 +21,17 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-const root = new URL('..', import.meta.url).pathname;
-// Build beside dist/ and swap it in, so a test that is running the CLI meanwhile never
-// sees a half-written dist/.
-const outdir = `${root}dist.build-${process.pid}`;
+const root = fileURLToPath(new URL('..', import.meta.url));
+// --out: where to build instead of dist/ (scripts/build-sea.mjs, with the Node it embeds).
+const target = parseArgs({ options: { out: { type: 'string' } } }).values.out ?? `${root}dist`;
+// Build beside the target and swap it in, so a test that is running the CLI meanwhile
+// never sees a half-written dist/.
+const outdir = `${target}.build-${process.pid}`;
 
 const common = {
   absWorkingDir: root,
@@ -199,7 +203,9 @@ async function buildCompletion(define) {
  */
 function trainCodeCaches() {
   const bin = JSON.stringify(join(root, 'bin', 'hostctl.js'));
-  const options = `{ train: true, as: ${JSON.stringify(join(root, 'dist'))} }`;
+  // The name V8 keeps in the cache: not this machine's path, which would ship in the
+  // package. Node 24 puts the installed path in stack traces regardless; Node 20 shows this.
+  const options = `{ train: true, as: '/hostctl/dist' }`;
   train(
     'dist/hostctl.cjs',
     `
@@ -270,11 +276,11 @@ try {
   throw err;
 }
 
-const old = `${root}dist.old-${process.pid}`;
+const old = `${target}.old-${process.pid}`;
 try {
-  renameSync(`${root}dist`, old);
+  renameSync(target, old);
 } catch {
   // no previous build
 }
-renameSync(outdir, `${root}dist`);
+renameSync(outdir, target);
 rmSync(old, { recursive: true, force: true });

@@ -8,8 +8,9 @@ import { constants as http2Constants } from 'node:http2';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const undiciDir = new URL('../node_modules/undici', import.meta.url).pathname;
+const undiciDir = fileURLToPath(new URL('../node_modules/undici', import.meta.url));
 
 /**
  * undici as hostctl uses it: Agent, EnvHttpProxyAgent and request(), without fetch,

@@ -1,8 +1,12 @@
 // The OS keychain through @napi-rs/keyring: service "hostctl", account = profile name.
 // The native module is imported here, on first use only, so that commands which never
-// touch the keychain (and --version, completion) do not pay for loading it.
+// touch the keychain (and --version, completion) do not pay for loading it. The
+// single-file executable carries it as an asset instead (see embedded-addon.ts).
 
+import envPaths from 'env-paths';
+import { join } from 'node:path';
 import { AuthError } from '../errors.js';
+import { extractAddon, loadAddon } from './embedded-addon.js';
 
 export const KEYCHAIN_SERVICE = 'hostctl';
 
@@ -12,7 +16,18 @@ type Entry = InstanceType<KeyringModule['AsyncEntry']>;
 let loaded: Promise<KeyringModule> | undefined;
 
 function keyring(): Promise<KeyringModule> {
-  return (loaded ??= import('@napi-rs/keyring'));
+  return (loaded ??= loadKeyring());
+}
+
+async function loadKeyring(): Promise<KeyringModule> {
+  // Not import(): the bundle runs as a script, which has none for built-ins.
+  const sea = process.getBuiltinModule('node:sea');
+  if (!sea.isSea()) return import('@napi-rs/keyring');
+  // The assets scripts/build-sea.mjs embeds: the addon and the SHA-256 it had at build time.
+  const bytes = new Uint8Array(sea.getRawAsset('keyring.node') as ArrayBuffer);
+  const hash = sea.getAsset('keyring.node.sha256', 'utf8').trim();
+  const dir = join(envPaths('hostctl', { suffix: '' }).cache, 'addons');
+  return loadAddon(extractAddon(dir, 'keyring', bytes, hash)) as KeyringModule;
 }
 
 /** The keychain could not be reached or used; `reason` is the platform's own words. */

@@ -71,6 +71,9 @@ export function runProcess(
       clearTimeout(timer);
       resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
+    // A program that exits without reading its input closes the pipe: EPIPE here is no
+    // failure of the test, and unhandled it would be vitest's.
+    child.stdin.on('error', () => {});
     if (!onStdout) child.stdin.end(opts.input ?? '');
   });
 }
@@ -93,10 +96,14 @@ export interface Sandbox {
   stop(): Promise<void>;
 }
 
-/** Starts `hostctl sandbox --port 0 …` and reads its two stdout lines. */
-export function startSandbox(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<Sandbox> {
+/**
+ * Starts `hostctl sandbox --port 0 …` and reads its two stdout lines. `hostctl` is the
+ * command that runs hostctl: node bin/hostctl.js, or another build of it.
+ */
+export function startSandbox(args: string[] = [], env: Record<string, string | undefined> = {}, hostctl: string[] = [process.execPath, BIN]): Promise<Sandbox> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], {
+    const [cmd = process.execPath, ...pre] = hostctl;
+    const child = spawn(cmd, [...pre, 'sandbox', '--port', '0', ...args], {
       env: baseEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
