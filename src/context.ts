@@ -1,7 +1,7 @@
 // The per-run context (gh's Factory): options, IO streams, config, profile, base URL,
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
-import { IO } from './io.js';
+import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
 import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { stateFile } from './config/paths.js';
@@ -168,8 +168,12 @@ export class Context {
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */
   async resolveToken(): Promise<Token> {
-    const { resolveToken } = await import('./auth/token.js');
-    return resolveToken(this.profileName(), this.profile(), this.env, this.io);
+    const { resolveToken, storedFileToken } = await import('./auth/token.js');
+    // A token this profile keeps in a file is cheap to know, and must not show either.
+    addSecret(storedFileToken(this.profileName(), this.profile(), this.env));
+    const token = await resolveToken(this.profileName(), this.profile(), this.env, this.io);
+    addSecret(token.value);
+    return token;
   }
 
   /**

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { OutputFormat } from '../config/config.js';
-import { isJsonType, oneLine, scrub, statusError } from '../http/errors.js';
+import { isJsonType, oneLine, statusError } from '../http/errors.js';
 import { JsonNumber, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
@@ -249,7 +249,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
         },
         onPage: (pages, n) => spinner.text(`${label}… page ${pages}, ${n} so far`),
       })) {
-        printer.add(items.map((item) => scrubValue(item, http.options.token.value)));
+        printer.add(items);
       }
     } finally {
       spinner.stop();
@@ -275,25 +275,14 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
       url: res.url,
       text: res.text,
       contentType: res.headers['content-type'],
-      token: http.options.token.value,
       tokenSent: res.url.origin === http.options.baseUrl.origin,
     });
   }
 }
 
-/** `value` with the token replaced in every string, keys included (see printBody). */
-function scrubValue(value: unknown, token: string): unknown {
-  if (typeof value === 'string') return scrub(value, token);
-  if (Array.isArray(value)) return value.map((v: unknown) => scrubValue(v, token));
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) setMember(out, scrub(k, token), scrubValue(v, token));
-  return out;
-}
-
 /** `-i`: the status line and headers, as curl -i and gh api -i show them, on stdout. */
 function printHead(io: IO, http: HttpClient, res: ApiResponse): void {
-  const clean = (s: string) => sanitize(scrub(s, http.options.token.value).replace(/\t/g, ' '));
+  const clean = (s: string) => sanitize(s.replace(/\t/g, ' '));
   const lines = [`HTTP/1.1 ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`];
   for (const [name, value] of Object.entries(res.headers)) lines.push(`${canonicalHeaderName(name)}: ${clean(value)}`);
   // Plain \n, not the wire's \r\n: the lines are for grep and cut.
@@ -307,9 +296,9 @@ async function printBody(
   format: OutputFormat,
   printer: Printer,
 ): Promise<void> {
-  // Only `auth token` prints the token: a server that echoes it (in an error, say) does
-  // not get it onto the screen or into a CI log.
-  const text = scrub(res.text, http.options.token.value).replace(/^\uFEFF/, '');
+  // The token a server echoes is replaced by the sink (io.ts), after JSON is decoded and
+  // printed again, so an escaped form (\u0068…) is caught as well as the plain one.
+  const text = res.text.replace(/^\uFEFF/, '');
   if (text === '') return;
   const type = res.headers['content-type'];
   let value: { v: unknown } | undefined;

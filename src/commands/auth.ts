@@ -6,7 +6,7 @@ import { AuthError, HostctlError, UsageError } from '../errors.js';
 import { makeToken, preview, storageLabel, type Token, type TokenSource } from '../auth/token.js';
 import { checkProfileName, pruneProfile, updateConfig } from '../config/store.js';
 import type { Storage } from '../config/config.js';
-import type { IO } from '../io.js';
+import { addSecret, type IO } from '../io.js';
 
 export interface LoginOptions {
   withToken?: boolean;
@@ -95,7 +95,9 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
     io: ctx.io,
   });
   try {
-    await client.request({ path: '/apps' });
+    // Any 2xx is not enough: a web server's welcome page at the base URL would pass. The
+    // answer must be the API's JSON, or nothing is stored (json() throws otherwise).
+    (await client.request({ path: '/apps' })).json();
   } catch (err) {
     if (err instanceof AuthError) {
       throw new AuthError(
@@ -140,6 +142,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   }
 
   const value = await readToken(ctx, o);
+  addSecret(value);
   const token = makeToken(value, storage);
   const mark = ctx.state().rejected(token.fingerprint);
   if (mark) throw rejectedError(mark.at);
@@ -242,7 +245,7 @@ export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<v
   if (o.check && token && !failure) {
     try {
       const http = await ctx.http();
-      await http.request({ path: '/apps' });
+      (await http.request({ path: '/apps' })).json();
       report.check = 'accepted';
     } catch (err) {
       failure = err;
@@ -319,5 +322,6 @@ export async function logoutRun(ctx: Context): Promise<void> {
 
 export async function tokenRun(ctx: Context): Promise<void> {
   const token = await ctx.resolveToken();
-  ctx.io.out(`${token.value}\n`);
+  // The one deliberate exception to the sink: printing the token is this command's job.
+  ctx.io.rawOut(`${token.value}\n`);
 }

@@ -6,7 +6,7 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { IO } from '../io.js';
+import { addSecret, type IO } from '../io.js';
 import type { Token } from '../auth/token.js';
 import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
@@ -14,7 +14,8 @@ import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
 import { RateLimiter } from './ratelimit.js';
 import { parseJson } from '../output/json.js';
-import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, scrub, scrubError, statusError } from './errors.js';
+import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError } from './errors.js';
+import { sanitize } from '../output/sanitize.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;
@@ -145,6 +146,7 @@ export class HttpClient {
 
   constructor(readonly options: HttpClientOptions) {
     this.secret = options.token.value;
+    addSecret(this.secret);
     this.rate = new RateLimiter({
       state: options.state,
       fingerprint: options.token.fingerprint,
@@ -243,7 +245,6 @@ export class HttpClient {
           url: attempt.url,
           text: res.text,
           contentType: res.headers['content-type'],
-          token: this.secret,
           tokenSent: withToken,
         });
       }
@@ -291,7 +292,7 @@ export class HttpClient {
     try {
       next = new URL(location, prev.url);
     } catch {
-      throw new ApiError(`The API redirected to an invalid address ("${oneLine(scrub(location, this.secret), 120)}").`, 'Check --base-url.', { status });
+      throw new ApiError(`The API redirected to an invalid address (${oneLine(location, 120)}).`, 'Check --base-url.', { status });
     }
     next.hash = '';
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
@@ -313,7 +314,7 @@ export class HttpClient {
     }
     if (this.options.verbose) {
       const cross = next.origin !== this.options.baseUrl.origin ? ' (another origin: without the token)' : '';
-      this.options.io.stderr.write(scrub(`* following redirect to ${next.href}${cross}\n`, this.secret));
+      this.options.io.stderr.write(`* following redirect to ${oneLine(next.href, 2000)}${cross}\n`);
     }
     return {
       method: keep ? prev.method : 'GET',
@@ -377,8 +378,8 @@ export class HttpClient {
       const text = await this.readBody(res.body, a, resHeaders, ok || keepErrorBody ? MAX_BODY_BYTES : MAX_ERROR_BODY_BYTES, ok || keepErrorBody);
       return { status: res.statusCode, headers: resHeaders, text };
     } catch (err) {
-      if (err instanceof HostctlError) throw scrubError(err, this.secret);
-      throw networkError(err, { url: a.url, timeoutMs: this.options.timeoutMs, timedOut, midResponse, token: this.secret, viaProxy });
+      if (err instanceof HostctlError) throw err;
+      throw networkError(err, { url: a.url, timeoutMs: this.options.timeoutMs, timedOut, midResponse, viaProxy });
     } finally {
       clearTimeout(timer);
     }
@@ -426,7 +427,6 @@ export class HttpClient {
   }
 
   private makeResponse(res: RawResponse, a: Attempt): ApiResponse {
-    const secret = this.secret;
     const where = `${a.method} ${a.url.pathname}${a.url.search}`;
     let parsed: { value: unknown } | undefined;
     return {
@@ -442,18 +442,18 @@ export class HttpClient {
         if (type !== undefined && !isJsonType(type)) {
           const shown = oneLine(mediaType(type), 60) || 'no content type';
           const page = isHtmlType(type) ? ', a web page rather than the API' : '';
-          throw new ApiError(scrub(`The API sent a response that is not JSON (${shown}${page}) for ${where}.`, secret), hint, { status: res.status });
+          throw new ApiError(`The API sent a response that is not JSON (${shown}${page}) for ${where}.`, hint, { status: res.status });
         }
         const text = res.text.replace(/^\uFEFF/, '');
         if (text.trim() === '') {
-          throw new ApiError(scrub(`The API sent an empty response for ${where} where JSON was expected.`, secret), hint, { status: res.status });
+          throw new ApiError(`The API sent an empty response for ${where} where JSON was expected.`, hint, { status: res.status });
         }
         try {
           // Lossless: a number JSON.parse would round is kept as its text (JsonNumber).
           parsed = { value: parseJson(text) };
         } catch {
           throw new ApiError(
-            scrub(`The API sent invalid or incomplete JSON for ${where} (${text.length} characters).`, secret),
+            `The API sent invalid or incomplete JSON for ${where} (${text.length} characters).`,
             'Try again; if it keeps happening the server is at fault. Run with --verbose to see the exchange.',
             { status: res.status },
           );
@@ -480,7 +480,7 @@ export class HttpClient {
 
   private writeVerbose(lines: string[]): void {
     // A hostile server could echo the token or send control sequences in its headers.
-    const text = lines.map((l) => scrub(l, this.secret).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?')).join('\n');
+    const text = lines.map((l) => sanitize(l.replace(/\t/g, ' '))).join('\n');
     this.options.io.stderr.write(`${text}\n`);
   }
 }

@@ -1,0 +1,236 @@
+// Trust at the edges (issue 12): the built CLI against hostile loopback servers, odd input
+// and read-only disks. The token never reaches stdout or stderr, whichever path built the
+// text (one sink, io.ts); the lockout guard holds when the config dir cannot be written;
+// numbers from the server are bounded; redirects and next links are handled safely.
+
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import {
+  answer,
+  bearer,
+  behaviours,
+  expectCleanFailure,
+  jsonEscaped,
+  NO_PROXY_ENV,
+  startHostile,
+  type Behaviour,
+  type HostileServer,
+} from '../support/hostile-server.js';
+
+const TOKEN = 'hct_e2e_EDGES_secret_token_q7w2';
+const REDACTED = `****${TOKEN.slice(-4)}`;
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+let dirs: { path: string; cleanup(): void }[] = [];
+let servers: HostileServer[] = [];
+let config: string;
+let home: string;
+
+beforeEach(() => {
+  const c = tmpDir('hostctl-edge-config-');
+  const h = tmpDir('hostctl-edge-home-');
+  dirs.push(c, h);
+  config = c.path;
+  home = h.path;
+});
+afterEach(async () => {
+  for (const s of servers) await s.close();
+  for (const d of dirs) {
+    // A test may have made a directory read-only; give it back so it can be removed.
+    chmodRecursive(d.path);
+    d.cleanup();
+  }
+  servers = [];
+  dirs = [];
+});
+
+function chmodRecursive(path: string): void {
+  try {
+    chmodSync(path, 0o700);
+    for (const e of readdirSync(path, { withFileTypes: true })) if (e.isDirectory()) chmodRecursive(join(path, e.name));
+  } catch {
+    // gone already
+  }
+}
+
+async function server(behaviour: Behaviour): Promise<HostileServer> {
+  const s = await startHostile(behaviour);
+  servers.push(s);
+  return s;
+}
+
+function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env } });
+}
+
+function expectNoToken(r: RunResult): void {
+  const all = `${r.stdout}\n${r.stderr}`;
+  expect(all, all).not.toContain(TOKEN);
+  expect(all.toLowerCase(), all).not.toContain(TOKEN.toLowerCase());
+  // No more than the last four of it, anywhere.
+  expect(all, all).not.toContain(TOKEN.slice(0, 12));
+}
+
+describe('the token never reaches stdout or stderr (one sink)', () => {
+  it('a 429 body that echoes the Authorization header', async () => {
+    const s = await server(answer(429, { ...JSON_TYPE, 'retry-after': '30' }, (req) => JSON.stringify({ detail: `slow down, ${req.headers.authorization}` })));
+    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--no-wait']);
+    expectCleanFailure(r, 5, TOKEN);
+    expectNoToken(r);
+    expect(r.stderr).toContain(REDACTED);
+  });
+
+  it('a long 500 detail is cut after the token is replaced, not before', async () => {
+    const s = await server(answer(500, JSON_TYPE, (req) => JSON.stringify({ detail: `${'x'.repeat(130)} ${bearer(req)} and more text after it` })));
+    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl]);
+    expectCleanFailure(r, 1, TOKEN);
+    expectNoToken(r);
+  });
+
+  it('a Link header carrying the token, quoted as an invalid next page', async () => {
+    const s = await server(answer(200, { ...JSON_TYPE, link: (req) => `<http://[${bearer(req)}>; rel="next"` }, '[{"publicId":"ap-1","name":"a"}]'));
+    const r = await hostctl(['apps', 'list', '--all', '--base-url', s.baseUrl]);
+    expect(r.code, r.stderr).toBe(1);
+    expectNoToken(r);
+  });
+
+  it('a next link whose host is the token, printed as the origin', async () => {
+    const s = await server(answer(200, { ...JSON_TYPE, link: (req) => `<https://${bearer(req)}.invalid/v1/apps?page=2>; rel="next"` }, '[{"publicId":"ap-1","name":"a"}]'));
+    const r = await hostctl(['apps', 'list', '--all', '--base-url', s.baseUrl]);
+    expect(r.code, r.stderr).toBe(1);
+    expectNoToken(r);
+  });
+
+  it('a redirect whose host is the token (lower-cased by URL parsing)', async () => {
+    const s = await server(answer(302, { location: (req) => `http://${bearer(req)}.invalid/v1/apps`, 'content-length': '0' }, ''));
+    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '-v']);
+    expect(r.code, r.stderr).toBe(1);
+    expectNoToken(r);
+  });
+
+  it('an object holding the token, in tsv, json and table output', async () => {
+    const s = await server(answer(200, JSON_TYPE, (req) => JSON.stringify([{ publicId: 'ap-1', name: bearer(req), [bearer(req)]: 1 }])));
+    for (const output of ['tsv', 'json', 'ndjson', 'table']) {
+      const r = await hostctl(['apps', 'list', '-o', output, '--base-url', s.baseUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      expectNoToken(r);
+      expect(r.stdout).toContain(REDACTED);
+    }
+  });
+
+  it('hostctl api: a JSON-escaped token (\\u0068…, \\/) is caught once decoded', async () => {
+    const s = await server(answer(200, JSON_TYPE, (req) => `{"echo":"${jsonEscaped(bearer(req))}","slashed":"${bearer(req).replace(/_/g, '\\/_')}"}`));
+    for (const output of ['json', 'ndjson', 'tsv']) {
+      const r = await hostctl(['api', '/apps', '-o', output, '--base-url', s.baseUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      expectNoToken(r);
+      expect(r.stdout).toContain(REDACTED);
+    }
+  });
+
+  it('hostctl api on text that is not JSON, and -i headers', async () => {
+    const s = await server(answer(200, { 'content-type': 'text/plain', 'x-echo': (req) => bearer(req) }, (req) => `you sent ${bearer(req)}\n`));
+    const r = await hostctl(['api', '/apps', '-i', '--base-url', s.baseUrl]);
+    expect(r.code, r.stderr).toBe(0);
+    expectNoToken(r);
+  });
+
+  it('auth token is the one command that prints it', async () => {
+    const r = await hostctl(['auth', 'token']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${TOKEN}\n`);
+  });
+
+  it('docs --open does not hand HOSTCTL_TOKEN to the browser', async () => {
+    const out = join(home, 'browser-env.txt');
+    const browser = join(home, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nenv > '${out}'\n`, { mode: 0o700 });
+    const r = await hostctl(['docs', '--open', '--base-url', 'http://127.0.0.1:9/v1'], { BROWSER: browser });
+    expect(r.code, r.stderr).toBe(0);
+    const env = readFileSync(out, 'utf8');
+    expect(env).toContain('HOSTCTL_CONFIG_DIR=');
+    expect(env).not.toContain('HOSTCTL_TOKEN');
+    expect(env).not.toContain(TOKEN);
+  });
+});
+
+describe('the lockout guard fails closed', () => {
+  it('on a read-only config dir, any number of runs with a rejected token send exactly one request', async () => {
+    const s = await server(answer(401, JSON_TYPE, '{"detail":"bad token"}'));
+    chmodSync(config, 0o500);
+    const runs: RunResult[] = [];
+    for (let i = 0; i < 4; i++) runs.push(await hostctl(['apps', 'list', '--base-url', s.baseUrl]));
+    expect(s.seen.length).toBe(1);
+    for (const r of runs) expectCleanFailure(r, 4, TOKEN);
+    // The mark went to a private place of this user's.
+    const state = join(home, '.local', 'state', 'hostctl');
+    expect(statSync(state).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(state)) expect(statSync(join(state, f)).mode & 0o777).toBe(0o600);
+  });
+
+  it('when nothing is writable, every such run says so plainly', async () => {
+    const s = await server(answer(401, JSON_TYPE, '{"detail":"bad token"}'));
+    chmodSync(config, 0o500);
+    chmodSync(home, 0o500);
+    const tmp = join(config, 'no-tmp');
+    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl], { TMPDIR: tmp });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/could not record/i);
+    expect(r.stderr).not.toMatch(/will not send this token again/);
+    expectNoToken(r);
+  });
+});
+
+describe('numbers from the server are bounded', () => {
+  it('a Reset more than an hour away is not trusted, and rate-limit --refresh always sends', async () => {
+    const s = await server(
+      answer(200, { ...JSON_TYPE, 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1000000000000' }, '[]'),
+    );
+    const first = await hostctl(['apps', 'list', '--base-url', s.baseUrl]);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--no-wait']);
+    expect(second.code, second.stderr).toBe(0);
+    const refresh = await hostctl(['rate-limit', '--refresh', '--base-url', s.baseUrl, '--no-wait']);
+    expect(refresh.code, refresh.stderr).toBe(0);
+    expect(s.seen.length).toBe(3);
+  });
+
+  it('rate-limit --refresh sends even when the window is spent', async () => {
+    const s = await server(answer(200, { ...JSON_TYPE, 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '600' }, '[]'));
+    expect((await hostctl(['apps', 'list', '--base-url', s.baseUrl])).code).toBe(0);
+    const refresh = await hostctl(['rate-limit', '--refresh', '--base-url', s.baseUrl, '--no-wait']);
+    expect(refresh.code, refresh.stderr).toBe(0);
+    expect(s.seen.length).toBe(2);
+  });
+
+  it('--timeout above 2^31-1 ms, or with sub-millisecond digits, works; nonsensical values are usage errors', async () => {
+    const s = await server(behaviours.ok);
+    for (const t of ['3000000', '99999999999', '1.0005']) {
+      const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--timeout', t]);
+      expect(r.code, `--timeout ${t}: ${r.stderr}`).toBe(0);
+    }
+    const big = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--max-wait', '1e13']);
+    expect(big.code, big.stderr).toBe(0);
+    for (const args of [
+      ['--timeout', '1e400'],
+      ['--timeout', 'Infinity'],
+      ['--timeout', '0.0001'],
+      ['--timeout', 'NaN'],
+      ['--max-wait', '-1'],
+      ['--max-wait', '1e400'],
+    ]) {
+      const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, ...args]);
+      expectCleanFailure(r, 2, TOKEN);
+    }
+    expect(s.seen.length).toBe(4);
+  });
+
+  it('a Retry-After beyond any timer with --max-wait 1e13: no tight loop of retries', async () => {
+    const s = await server(answer(429, { ...JSON_TYPE, 'retry-after': '99999999999' }, '{"detail":"later"}'));
+    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--max-wait', '1e13']);
+    expectCleanFailure(r, 5, TOKEN);
+    expect(s.seen.length).toBe(1);
+  });
+});
