@@ -4,7 +4,7 @@
 import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
 import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { stateFile } from './config/paths.js';
+import { rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
@@ -163,7 +163,7 @@ export class Context {
   }
 
   state(): StateStore {
-    return (this.cachedState ??= new StateStore(stateFile(this.env)));
+    return (this.cachedState ??= new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env)));
   }
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */

@@ -276,6 +276,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
       text: res.text,
       contentType: res.headers['content-type'],
       tokenSent: res.url.origin === http.options.baseUrl.origin,
+      unrecorded: res.status === 401 && !http.options.state.recorded(http.options.token.fingerprint),
     });
   }
 }

@@ -213,7 +213,6 @@ export class HttpClient {
         // Never retried: retrying a rejected credential locks out the IP address. The
         // mark is saved at once, so that even an interrupted run leaves it behind.
         this.options.state.markRejected(this.options.token.fingerprint, 401);
-        this.options.state.save();
       } else if (withToken) {
         this.rate.onResponse(res.headers);
       }
@@ -246,6 +245,7 @@ export class HttpClient {
           text: res.text,
           contentType: res.headers['content-type'],
           tokenSent: withToken,
+          unrecorded: res.status === 401 && withToken && !this.options.state.recorded(this.options.token.fingerprint),
         });
       }
       return this.makeResponse(res, attempt);

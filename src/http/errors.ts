@@ -76,6 +76,8 @@ export interface StatusContext {
   contentType: string | undefined;
   /** false when a redirect led to another origin, which got no token. */
   tokenSent?: boolean;
+  /** true when a 401's rejected mark could be written nowhere: the next run would send the token again. */
+  unrecorded?: boolean;
 }
 
 function describeRequest(method: string, url: URL): string {
@@ -94,6 +96,11 @@ export function statusError(c: StatusContext): HostctlError {
       `A redirect led to ${c.url.origin}, which asks for credentials (401); hostctl sends the token only to the base URL's origin.`,
       'Check --base-url; it should point at the API itself.',
       { status: c.status },
+    );
+  } else if (c.status === 401 && c.unrecorded) {
+    err = new AuthError(
+      `The API rejected the token (${statusLine} for ${what}), and hostctl could not record this: neither the config dir nor any fallback place can be written, so the next run would send it again, and retrying a rejected token locks out your IP address.`,
+      'Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout", then create a new token in the dashboard (account menu, "API tokens").',
     );
   } else if (c.status === 401) {
     err = new AuthError(

@@ -3,10 +3,10 @@
 // text (one sink, io.ts); the lockout guard holds when the config dir cannot be written;
 // numbers from the server are bounded; redirects and next links are handled safely.
 
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import {
   answer,
   bearer,
@@ -63,6 +63,28 @@ async function server(behaviour: Behaviour): Promise<HostileServer> {
 
 function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env } });
+}
+
+// Root writes through any mode bits: as root, a directory is made read-only for hostctl by
+// running hostctl as another user (nobody) that does not own it.
+const AS_ROOT = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+/** Makes `dir` readable but not writable for the user hostctl runs as. */
+function readOnlyDir(dir: string): void {
+  chmodSync(dir, AS_ROOT ? 0o755 : 0o500);
+}
+
+/** Makes `dir` writable for the user hostctl runs as. */
+function writableDir(dir: string): void {
+  if (AS_ROOT) chownSync(dir, NOBODY, NOBODY);
+  chmodSync(dir, 0o700);
+}
+
+function hostctlAsUser(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+  if (!AS_ROOT) return hostctl(args, env);
+  const full = { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env };
+  return runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, BIN, ...args], { env: full });
 }
 
 function expectNoToken(r: RunResult): void {
@@ -159,9 +181,10 @@ describe('the token never reaches stdout or stderr (one sink)', () => {
 describe('the lockout guard fails closed', () => {
   it('on a read-only config dir, any number of runs with a rejected token send exactly one request', async () => {
     const s = await server(answer(401, JSON_TYPE, '{"detail":"bad token"}'));
-    chmodSync(config, 0o500);
+    readOnlyDir(config);
+    writableDir(home);
     const runs: RunResult[] = [];
-    for (let i = 0; i < 4; i++) runs.push(await hostctl(['apps', 'list', '--base-url', s.baseUrl]));
+    for (let i = 0; i < 4; i++) runs.push(await hostctlAsUser(['apps', 'list', '--base-url', s.baseUrl]));
     expect(s.seen.length).toBe(1);
     for (const r of runs) expectCleanFailure(r, 4, TOKEN);
     // The mark went to a private place of this user's.
@@ -172,10 +195,10 @@ describe('the lockout guard fails closed', () => {
 
   it('when nothing is writable, every such run says so plainly', async () => {
     const s = await server(answer(401, JSON_TYPE, '{"detail":"bad token"}'));
-    chmodSync(config, 0o500);
-    chmodSync(home, 0o500);
-    const tmp = join(config, 'no-tmp');
-    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl], { TMPDIR: tmp });
+    const tmp = join(home, 'tmp');
+    mkdirSync(tmp);
+    for (const dir of [config, home, tmp]) readOnlyDir(dir);
+    const r = await hostctlAsUser(['apps', 'list', '--base-url', s.baseUrl], { TMPDIR: tmp });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/could not record/i);
     expect(r.stderr).not.toMatch(/will not send this token again/);
