@@ -67,6 +67,9 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   return url;
 }
 
+/** The longest delay a Node timer takes; ratelimit.ts has the same, loaded only with HTTP. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export function parseSeconds(raw: string | undefined, flag: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
@@ -152,12 +155,19 @@ export class Context {
     return list;
   }
 
+  /**
+   * Whole milliseconds (undici takes no fractions), at least 1, and at most the longest
+   * delay a Node timer takes (about 24.8 days): a longer timeout means "no timeout" in
+   * practice, and past that limit a timer would fire at once.
+   */
   timeoutMs(): number {
     const s = parseSeconds(this.opts.timeout, '--timeout', 30);
-    if (s === 0) throw new UsageError('--timeout must be more than 0 seconds.', 'For example: --timeout 30');
-    return s * 1000;
+    const ms = Math.round(s * 1000);
+    if (ms < 1) throw new UsageError(`--timeout must be at least 0.001 seconds, not "${this.opts.timeout}".`, 'For example: --timeout 30');
+    return Math.min(ms, MAX_TIMER_MS);
   }
 
+  /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }

@@ -90,9 +90,18 @@ export function guarded(target: Stream): Stream {
     held = '';
     if (rest) target.write(rest);
   };
+  // A spinner (ora) hooks `write` to clear its line before other output, and calls the
+  // write it found (this guard's) from its hook; the hook is kept here, not on the real
+  // stream, where the guard would call it again.
+  let hooked: unknown;
   const stream = new Proxy(target, {
+    set(t, prop, value: unknown) {
+      if (prop !== 'write') return Reflect.set(t, prop, value, t);
+      hooked = value === write ? undefined : value;
+      return true;
+    },
     get(t, prop) {
-      if (prop === 'write') return write;
+      if (prop === 'write') return hooked ?? write;
       if (prop === 'end') {
         return (...args: unknown[]) => {
           if (args.length > 0 && typeof args[0] !== 'function') write(args.shift());

@@ -43,6 +43,8 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Sent with Content-Type application/json unless the headers say otherwise. */
   body?: string | Uint8Array;
+  /** Send even when the last rate-limit state says the window is spent (`rate-limit --refresh`). */
+  unpaced?: boolean;
   /** Resolve with any HTTP status instead of throwing (`hostctl api`); 401 marking, 429 waiting and network errors still apply. */
   acceptAnyStatus?: boolean;
 }
@@ -204,7 +206,7 @@ export class HttpClient {
     let redirects = 0;
     let retries429 = 0;
     for (;;) {
-      await this.rate.beforeSend();
+      if (!(req.unpaced && attempt === first && retries429 === 0)) await this.rate.beforeSend();
       const res = await this.send(attempt, req.acceptAnyStatus === true);
 
       // Another origin (after a redirect) got no token: its answers say nothing about it.
