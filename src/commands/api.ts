@@ -4,12 +4,12 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { OutputFormat } from '../config/config.js';
-import { isJsonType, oneLine, statusError } from '../http/errors.js';
-import { JsonNumber, parseJson, setMember, stringifyJson } from '../output/json.js';
+import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.js';
+import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
 
@@ -302,11 +302,30 @@ async function printBody(
   const text = res.text.replace(/^\uFEFF/, '');
   if (text === '') return;
   const type = res.headers['content-type'];
+  const where = `${res.url.pathname}${res.url.search}`;
+  const encoding = (res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    // hostctl asks for no encoding and decodes none: the bytes would be garbage on a terminal.
+    throw new ApiError(
+      `The API sent a compressed body (${oneLine(encoding, 40)}) for ${where}, which hostctl did not ask for; nothing was printed.`,
+      'The server is at fault; run with --verbose to see the exchange.',
+      { status: res.status },
+    );
+  }
   let value: { v: unknown } | undefined;
   if (type === undefined || isJsonType(type)) {
     try {
       value = { v: parseJson(text) };
-    } catch {
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) throw tooDeepError(where, res.status);
+      // Said to be JSON but is not: printing it would hand a script (jq) broken input.
+      if (type !== undefined) {
+        throw new ApiError(
+          `The API sent invalid or incomplete JSON for ${where} (${text.length} characters, ${oneLine(type, 60)}); nothing was printed.`,
+          'Run with --verbose to see the exchange, or -i to see the headers.',
+          { status: res.status },
+        );
+      }
       value = undefined;
     }
   }

@@ -13,8 +13,8 @@ import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
 import { RateLimiter } from './ratelimit.js';
-import { parseJson } from '../output/json.js';
-import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError } from './errors.js';
+import { JsonTooDeepError, parseJson } from '../output/json.js';
+import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError, tooDeepError } from './errors.js';
 import { sanitize } from '../output/sanitize.js';
 
 export interface HttpClientOptions {
@@ -453,7 +453,8 @@ export class HttpClient {
         try {
           // Lossless: a number JSON.parse would round is kept as its text (JsonNumber).
           parsed = { value: parseJson(text) };
-        } catch {
+        } catch (err) {
+          if (err instanceof JsonTooDeepError) throw tooDeepError(where, res.status);
           throw new ApiError(
             `The API sent invalid or incomplete JSON for ${where} (${text.length} characters).`,
             'Try again; if it keeps happening the server is at fault. Run with --verbose to see the exchange.',

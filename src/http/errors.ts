@@ -13,6 +13,7 @@ export function scrub(text: string, token: string | undefined): string {
 
 export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
+import { MAX_JSON_DEPTH } from '../output/json.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -227,4 +228,13 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
 export function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}
+
+/** A JSON answer nested past MAX_JSON_DEPTH (docs/security.md). */
+export function tooDeepError(where: string, status: number): ApiError {
+  return new ApiError(
+    `The API sent JSON nested more than ${MAX_JSON_DEPTH} levels deep for ${where}; hostctl refuses such documents.`,
+    'The server is at fault: no API answer nests that deeply. Report it to the API operator.',
+    { status },
+  );
 }

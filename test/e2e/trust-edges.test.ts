@@ -257,3 +257,54 @@ describe('numbers from the server are bounded', () => {
     expect(s.seen.length).toBe(1);
   });
 });
+
+describe('bodies: any depth, any size up to the cap', () => {
+  const deep = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
+
+  it('10,000-deep JSON is refused with one clear sentence, in list and in api', async () => {
+    const s = await server(answer(200, JSON_TYPE, deep(10_000)));
+    for (const args of [['apps', 'list'], ['api', '/apps'], ['api', '/apps', '--json']]) {
+      const r = await hostctl([...args, '--base-url', s.baseUrl]);
+      expectCleanFailure(r, 1, TOKEN);
+      expect(r.stderr).toMatch(/nested more than 512 levels deep/);
+    }
+  });
+
+  it('a 16-digit number makes no difference to deep JSON (the exact parser refuses it the same way)', async () => {
+    const s = await server(answer(200, JSON_TYPE, `${'['.repeat(10_000)}1234567890123456789${']'.repeat(10_000)}`));
+    const r = await hostctl(['api', '/apps', '--base-url', s.baseUrl]);
+    expectCleanFailure(r, 1, TOKEN);
+  });
+
+  it('JSON 500 levels deep is printed, exact printer included', async () => {
+    const s = await server(answer(200, JSON_TYPE, `[${deep(499)},12345678901234567890]`));
+    for (const output of ['json', 'ndjson']) {
+      const r = await hostctl(['api', '/apps', '-o', output, '--base-url', s.baseUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.replace(/\s/g, '')).toBe(output === 'json' ? `[${deep(499)},12345678901234567890]` : `${deep(499)}12345678901234567890`);
+    }
+  });
+
+  it('a valid 12 MB body with a 16-digit number parses, the number exact', async () => {
+    const big = 'x'.repeat(12 * 1024 * 1024);
+    const body = `[{"publicId":"ap-big","name":"${big}","bytes":1234567890123456789}]`;
+    const s = await server(answer(200, JSON_TYPE, body));
+    const api = await hostctl(['api', '/apps', '--json', '--base-url', s.baseUrl]);
+    expect(api.code, api.stderr.slice(0, 500)).toBe(0);
+    expect(api.stdout).toContain('"bytes": 1234567890123456789');
+    const list = await hostctl(['apps', 'list', '--json', '--fields', 'publicId,bytes', '--base-url', s.baseUrl]);
+    expect(list.code, list.stderr.slice(0, 500)).toBe(0);
+    expect(list.stdout).toContain('1234567890123456789');
+  });
+
+  it('api: a body said to be JSON that is not, or a compressed body, is an error with nothing printed', async () => {
+    const bad = await server(answer(200, JSON_TYPE, '{"a": 1, '));
+    const r1 = await hostctl(['api', '/apps', '--base-url', bad.baseUrl]);
+    expectCleanFailure(r1, 1, TOKEN);
+    expect(r1.stderr).toMatch(/invalid or incomplete JSON/);
+    const gz = await server(answer(200, { ...JSON_TYPE, 'content-encoding': 'gzip' }, '\u001f\u008b\u0008\u0000binary'));
+    const r2 = await hostctl(['api', '/apps', '--base-url', gz.baseUrl]);
+    expectCleanFailure(r2, 1, TOKEN);
+    expect(r2.stderr).toMatch(/compressed body \(gzip\)/);
+  });
+});
