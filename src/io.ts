@@ -42,13 +42,16 @@ export function scrubSecrets(text: string): string {
   return text;
 }
 
+/** A terminal control sequence not finished yet: its next character ends it, and is no secret. */
+const OPEN_SEQUENCE = /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*$/;
+
 /** The length of the longest end of `text` that could be the start of a secret. */
 function pendingLength(text: string): number {
   let keep = 0;
   const tail = text.slice(-256).toLowerCase();
   for (const s of secrets.keys()) {
     for (let n = Math.min(s.length - 1, tail.length); n > keep; n--) {
-      if (tail.endsWith(s.slice(0, n))) {
+      if (tail.endsWith(s.slice(0, n)) && !OPEN_SEQUENCE.test(tail.slice(0, tail.length - n))) {
         keep = n;
         break;
       }

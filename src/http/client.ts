@@ -112,6 +112,9 @@ const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'N
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** The only request headers a redirect to another origin keeps: they say nothing about the user. */
+const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -310,13 +313,27 @@ export class HttpClient {
     // 301/302/303 turn into a GET without a body, as browsers, curl -L and Go do;
     // 307/308 keep the method and body.
     const keep = status === 307 || status === 308 || prev.method === 'GET' || prev.method === 'HEAD';
-    const headers = { ...prev.headers };
+    const cross = next.origin !== prev.url.origin;
+    if (cross && keep && prev.body !== undefined) {
+      throw new ApiError(
+        `The API redirected ${prev.method} ${prev.url.pathname} to another origin (${next.origin}) with ${status}, which would resend the request body there; hostctl does not follow.`,
+        'Check --base-url; it should point at the API itself.',
+        { status },
+      );
+    }
+    let headers = { ...prev.headers };
+    if (cross) {
+      // Another origin gets none of the user's -H headers (a cookie, an API key), only
+      // what any client sends: undici's own redirect handler drops cookie and
+      // proxy-authorization for the same reason. The token is never sent there (send()).
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => HARMLESS_HEADERS.has(name)));
+    }
     if (!keep) {
       delete headers['content-type'];
     }
     if (this.options.verbose) {
-      const cross = next.origin !== this.options.baseUrl.origin ? ' (another origin: without the token)' : '';
-      this.options.io.stderr.write(`* following redirect to ${oneLine(next.href, 2000)}${cross}\n`);
+      const elsewhere = next.origin !== this.options.baseUrl.origin ? ' (another origin: without the token)' : '';
+      this.options.io.stderr.write(`* following redirect to ${oneLine(next.href, 2000)}${elsewhere}\n`);
     }
     return {
       method: keep ? prev.method : 'GET',

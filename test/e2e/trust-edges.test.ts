@@ -308,3 +308,44 @@ describe('bodies: any depth, any size up to the cap', () => {
     expect(r2.stderr).toMatch(/compressed body \(gzip\)/);
   });
 });
+
+describe('redirects and next links', () => {
+  it('a cross-origin redirect drops the user\'s -H headers but harmless ones', async () => {
+    const other = await server(behaviours.ok);
+    const s = await server(answer(307, { location: `${other.baseUrl}/apps`, 'content-length': '0' }, ''));
+    const r = await hostctl(['api', '/apps', '-H', 'Cookie: session=abc', '-H', 'X-Secret: s3cr3t', '-H', 'Accept-Language: de', '--base-url', s.baseUrl]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(s.seen[0]?.headers.cookie).toBe('session=abc');
+    const there = other.seen[0]?.headers;
+    expect(there?.cookie).toBeUndefined();
+    expect(there?.['x-secret']).toBeUndefined();
+    expect(there?.authorization).toBeUndefined();
+    expect(there?.['accept-language']).toBe('de');
+  });
+
+  it('a cross-origin 307 of a request with a body is not followed; a 302 turns it into a GET without it', async () => {
+    const other = await server(behaviours.ok);
+    const s307 = await server(answer(307, { location: `${other.baseUrl}/apps`, 'content-length': '0' }, ''));
+    const r = await hostctl(['api', '-X', 'POST', '/apps', '-f', 'name=secret-plan', '--base-url', s307.baseUrl]);
+    expectCleanFailure(r, 1, TOKEN);
+    expect(other.seen).toEqual([]);
+    const s302 = await server(answer(302, { location: `${other.baseUrl}/apps`, 'content-length': '0' }, ''));
+    const r2 = await hostctl(['api', '-X', 'POST', '/apps', '-f', 'name=secret-plan', '--base-url', s302.baseUrl]);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(other.seen.map((x) => x.method)).toEqual(['GET']);
+  });
+
+  it('a next link to another origin is ignored where one page is shown, and fails only a walk', async () => {
+    const s = await server(
+      answer(200, { ...JSON_TYPE, link: '<https://elsewhere.invalid/v1/apps?page=2>; rel="next"' }, '[{"publicId":"ap-1","name":"a"},{"publicId":"ap-2","name":"b"}]'),
+    );
+    for (const args of [['apps', 'list'], ['apps', 'list', '--limit', '1'], ['apps', 'list', '--page', '1'], ['apps', 'get', 'ap-1']]) {
+      const r = await hostctl([...args, '-o', 'tsv', '--base-url', s.baseUrl]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/^ap-1\t/);
+    }
+    const walk = await hostctl(['apps', 'list', '--all', '--base-url', s.baseUrl]);
+    expectCleanFailure(walk, 1, TOKEN);
+    expect(walk.stderr).toMatch(/another origin/);
+  });
+});

@@ -69,3 +69,12 @@ describe('the sink', () => {
     expect(scrubSecrets('nothing here')).toBe('nothing here');
   });
 });
+
+describe('the sink and terminal sequences', () => {
+  it('does not hold back the last byte of a control sequence that happens to begin a secret', () => {
+    const out = collector();
+    const g = guarded(out);
+    g.write('\u001b[?25h');
+    expect(out.text()).toBe('\u001b[?25h');
+  });
+});
