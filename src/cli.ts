@@ -4,7 +4,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { Context, VERSION, type GlobalOptions } from './context.js';
-import { HostctlError, ExitCode } from './errors.js';
+import { HostctlError, ExitCode, UsageError } from './errors.js';
 import { flushSinks, guarded } from './io.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { OUTPUT_FORMATS } from './config/config.js';
@@ -265,7 +265,12 @@ ${examples([
     .command('sandbox')
     .description('Run the local platform emulator (see hostctl sandbox --help)')
     .allowUnknownOption()
-    .allowExcessArguments();
+    .allowExcessArguments()
+    // Reached only with options before the word (`hostctl -q sandbox`): main() hands a
+    // leading `sandbox` to the sandbox's own parser.
+    .action(() => {
+      throw new UsageError('The sandbox takes only its own options, after the word sandbox.', 'Run "hostctl sandbox --help" for them, e.g. hostctl sandbox --port 8080.');
+    });
 
   return program;
 }

@@ -3,7 +3,8 @@
 
 import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
-import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
+import { oneLine } from './output/sanitize.js';
+import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
@@ -50,7 +51,10 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`The base URL from ${origin} is not a valid URL: "${raw}".`, 'Give a URL such as https://api.example.com/v1.');
+    throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(raw, 120)}.`, 'Give a URL such as https://api.example.com/v1.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`The base URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new UsageError(
@@ -64,6 +68,14 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
+  // Every path of the API is under /v1; without it every request would go astray (a web
+  // page, a 404) and the token with it.
+  if (!/\/v1$/.test(url.pathname)) {
+    throw new UsageError(
+      `The base URL from ${origin} must end in /v1, the API's version: ${oneLine(url.href, 120)} does not.`,
+      `Give the API's address with its version, such as ${url.origin}/v1.`,
+    );
+  }
   return url;
 }
 
@@ -104,9 +116,10 @@ export class Context {
     return this.config();
   }
 
+  /** The profile of this run; a name that could not be a profile is a usage error. */
   profileName(): string {
-    if (this.opts.profile) return this.opts.profile;
-    if (this.env.HOSTCTL_PROFILE) return this.env.HOSTCTL_PROFILE;
+    if (this.opts.profile !== undefined) return checkProfileName(this.opts.profile);
+    if (this.env.HOSTCTL_PROFILE) return checkProfileName(this.env.HOSTCTL_PROFILE);
     // Only read the config when neither flag nor environment names the profile.
     return this.config().defaultProfile ?? 'default';
   }
@@ -136,6 +149,9 @@ export class Context {
   }
 
   outputFormat(): OutputFormat {
+    if (this.opts.json && this.opts.output !== undefined && this.opts.output !== 'json') {
+      throw new UsageError(`--json and -o ${this.opts.output} ask for two different formats.`, 'Give one of them.');
+    }
     if (this.opts.json) return 'json';
     if (this.opts.output !== undefined) {
       if (!isOutputFormat(this.opts.output)) {
@@ -193,6 +209,7 @@ export class Context {
    */
   token(): Promise<Token> {
     return (this.cachedToken ??= (async () => {
+      this.checkProfileExists();
       const token = await this.resolveToken();
       const mark = this.state().rejected(token.fingerprint);
       if (mark) {
@@ -203,6 +220,21 @@ export class Context {
       }
       return token;
     })());
+  }
+
+  /**
+   * A profile named by --profile or HOSTCTL_PROFILE must exist before anything is sent: a
+   * typo would otherwise run with another base URL or token than meant.
+   */
+  checkProfileExists(): void {
+    if (this.opts.profile === undefined && !this.env.HOSTCTL_PROFILE) return;
+    const name = this.profileName();
+    const profiles = Object.keys(this.config().profiles);
+    if (profiles.includes(name)) return;
+    throw new UsageError(
+      `There is no profile ${name}; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
+      `Create it with "hostctl --profile ${name} auth login", or choose a known one.`,
+    );
   }
 
   http(): Promise<HttpClient> {

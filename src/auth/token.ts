@@ -2,8 +2,7 @@
 // written anywhere by this module; only the SHA-256 fingerprint is used as a key.
 
 import { AuthError } from '../errors.js';
-import type { ProfileConfig } from '../config/config.js';
-import { checkProfileName } from '../config/store.js';
+import { checkProfileName, type ProfileConfig } from '../config/config.js';
 import { readTokenFile, tokenFile } from './file-store.js';
 import { sha256Hex } from './sha256.js';
 import type { IO } from '../io.js';

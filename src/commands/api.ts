@@ -131,9 +131,11 @@ function parseHeaders(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   const names: Record<string, string> = {};
   for (const line of raw) {
+    // Never echoed as typed: a line break in it would split the message across lines.
+    if (/[\r\n]/.test(line)) throw new UsageError(`The header -H ${oneLine(line, 60)} contains a line break.`, 'Give each header on one line.');
     const m = /^([^:]+):[ \t]*(.*)$/.exec(line);
     const name = m?.[1]?.trim();
-    if (!m || !name) throw new UsageError(`-H "${line}" is not a header.`, "Write it as -H 'Name: value'.");
+    if (!m || !name) throw new UsageError(`-H ${oneLine(line, 60)} is not a header.`, "Write it as -H 'Name: value'.");
     const lower = name.toLowerCase();
     const value = (m[2] ?? '').trim();
     // Repeated headers are joined as HTTP allows; the first spelling of the name is kept.

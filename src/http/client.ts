@@ -112,6 +112,12 @@ const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'N
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** A header value as HTTP allows it: tab, visible ASCII, space and Latin-1 (obs-text). */
+const HEADER_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+
+/** Headers about the connection or the framing, which hostctl (undici) sets or must not send. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer', 'proxy-connection']);
+
 /** The only request headers a redirect to another origin keeps: they say nothing about the user. */
 const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
 
@@ -278,11 +284,14 @@ export class HttpClient {
     for (const [name, value] of Object.entries(req.headers ?? {})) {
       const lower = name.toLowerCase();
       if (!HEADER_NAME.test(name)) throw new UsageError(`"${oneLine(name, 60)}" is not a valid header name.`, 'Header names are letters, digits and - only.');
-      if (/[\r\n\0]/.test(value)) throw new UsageError(`The value of header ${name} contains a line break.`, 'Give each header on one line.');
+      if (/[\r\n]/.test(value)) throw new UsageError(`The value of header ${name} contains a line break.`, 'Give each header on one line.');
+      if (!HEADER_VALUE.test(value)) {
+        throw new UsageError(`The value of header ${name} contains control characters or characters HTTP cannot carry.`, 'Give printable characters only (Latin-1; percent-encode anything else).');
+      }
       if (lower === 'authorization') {
         throw new UsageError('hostctl sets the Authorization header itself, from the token of this profile.', 'Use HOSTCTL_TOKEN or "hostctl auth login" to choose the token.');
       }
-      if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection') {
+      if (HOP_HEADERS.has(lower)) {
         throw new UsageError(`hostctl sets the ${name} header itself.`, `Leave out -H '${name}: …'.`);
       }
       headers[lower] = value;

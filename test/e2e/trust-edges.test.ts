@@ -349,3 +349,71 @@ describe('redirects and next links', () => {
     expect(walk.stderr).toMatch(/another origin/);
   });
 });
+
+describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
+  it('-H values with control characters, forbidden headers, a line break', async () => {
+    const s = await server(behaviours.ok);
+    for (const h of ['X-A: a\u0001b', 'X-A: a\u007fb', 'X-A: 😀', 'Expect: 100-continue', 'Upgrade: websocket', 'Keep-Alive: timeout=5', 'TE: trailers', 'X-A: one\r\nX-B: two']) {
+      const r = await hostctl(['api', '/apps', '-H', h, '--base-url', s.baseUrl]);
+      expectCleanFailure(r, 2, TOKEN);
+    }
+    expect(s.connections()).toBe(0);
+  });
+
+  it('a base URL without /v1, or not http(s), from any origin', async () => {
+    const s = await server(behaviours.ok);
+    for (const url of [s.origin, `${s.origin}/api`, 'javascript:alert(1)', 'file:///etc/passwd']) {
+      const r = await hostctl(['apps', 'list', '--base-url', url]);
+      expectCleanFailure(r, 2, TOKEN);
+      expect(r.stderr).not.toMatch(/null/);
+    }
+    const env = await hostctl(['apps', 'list'], { HOSTCTL_BASE_URL: s.origin });
+    expectCleanFailure(env, 2, TOKEN);
+    expect(env.stderr).toMatch(/must end in \/v1/);
+    expect(s.connections()).toBe(0);
+  });
+
+  it('an empty, path-like or unknown profile name', async () => {
+    const s = await server(behaviours.ok);
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { prod: { baseUrl: s.baseUrl }, staging: { baseUrl: s.baseUrl } } }));
+    for (const name of ['', 'a/../x', '../../etc']) {
+      const r = await hostctl(['--profile', name, 'apps', 'list', '--base-url', s.baseUrl]);
+      expectCleanFailure(r, 2, TOKEN);
+    }
+    const unknown = await hostctl(['--profile', 'prdo', 'apps', 'list', '--base-url', s.baseUrl]);
+    expectCleanFailure(unknown, 2, TOKEN);
+    expect(unknown.stderr).toMatch(/no profile prdo; known: prod, staging\./);
+    const fromEnv = await hostctl(['apps', 'list', '--base-url', s.baseUrl], { HOSTCTL_PROFILE: 'prdo' });
+    expectCleanFailure(fromEnv, 2, TOKEN);
+    expect(s.connections()).toBe(0);
+    const known = await hostctl(['--profile', 'prod', 'apps', 'list']);
+    expect(known.code, known.stderr).toBe(0);
+  });
+
+  it('--json with a different -o', async () => {
+    const s = await server(behaviours.ok);
+    const r = await hostctl(['apps', 'list', '--json', '-o', 'tsv', '--base-url', s.baseUrl]);
+    expectCleanFailure(r, 2, TOKEN);
+    expect(s.connections()).toBe(0);
+    const same = await hostctl(['apps', 'list', '--json', '-o', 'json', '--base-url', s.baseUrl]);
+    expect(same.code, same.stderr).toBe(0);
+  });
+
+  it('hostctl -q sandbox does not silently do nothing', async () => {
+    const r = await hostctl(['-q', 'sandbox']);
+    expectCleanFailure(r, 2, TOKEN);
+  });
+
+  it('auth login and auth status --check need the API\'s JSON: a web page is refused, nothing stored', async () => {
+    const s = await server(answer(200, { 'content-type': 'text/html' }, '<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>'));
+    const login = await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', s.baseUrl], {
+      env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config },
+      input: TOKEN,
+    });
+    expectCleanFailure(login, 1, TOKEN);
+    expect(readdirSync(config).filter((f) => f !== 'state.json')).toEqual([]);
+    const check = await hostctl(['auth', 'status', '--check', '--base-url', s.baseUrl]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/Check: +failed/);
+  });
+});
