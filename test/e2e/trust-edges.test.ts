@@ -417,3 +417,30 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(check.stdout).toMatch(/Check: +failed/);
   });
 });
+
+describe('terminal safety, completed', () => {
+  const NAMES = ['ap-\u200b1', 'a\u202eb\u2066c\u2069\ufeffd\u2028e\u2029f\u200dg', '\u001b]8;;https://evil.invalid/\u001b\\link\u001b]8;;\u001b\\', 'dcs\u001bPq#0\u001b\\done'];
+  const rows = NAMES.map((name, i) => ({ publicId: `ap-${i}`, name }));
+
+  it('zero-width, bidi and format characters are stripped from table and tsv; no stray backslash after OSC/DCS', async () => {
+    const s = await server(answer(200, JSON_TYPE, JSON.stringify(rows)));
+    for (const output of ['tsv', 'table']) {
+      const r = await hostctl(['apps', 'list', '-o', output, '--base-url', s.baseUrl]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u2028\u2029\u001b]/);
+      expect(r.stdout).toContain('ap-1');
+      expect(r.stdout).toContain('abcdefg');
+      expect(r.stdout).toMatch(/\blink\b/);
+      expect(r.stdout).not.toContain('\\link');
+      expect(r.stdout).not.toMatch(/link\\/);
+      expect(r.stdout).toContain('dcsdone');
+    }
+  });
+
+  it('JSON keeps the exact strings', async () => {
+    const s = await server(answer(200, JSON_TYPE, JSON.stringify(rows)));
+    const r = await hostctl(['apps', 'list', '--json', '--base-url', s.baseUrl]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { name: string }[]).map((x) => x.name)).toEqual(NAMES);
+  });
+});
