@@ -191,7 +191,8 @@ export class IO {
 
   /** A warning on stderr; shown even with -q, because it is about safety. */
   warn(text: string): void {
-    this.stderr.write(`${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
+    // The one prefix of every message hostctl writes, then what kind it is.
+    this.stderr.write(`hostctl: ${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
   }
 
   /** Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color. */

@@ -2,7 +2,7 @@
 // other message shows `…` and its last four characters at most.
 
 import { VERSION, type Context } from '../context.js';
-import { AuthError, HostctlError, UsageError } from '../errors.js';
+import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors.js';
 import { makeToken, preview, storageLabel, type Token, type TokenSource } from '../auth/token.js';
 import { checkProfileName, pruneProfile, updateConfig } from '../config/store.js';
 import type { Storage } from '../config/config.js';
@@ -57,9 +57,9 @@ function promptHidden(io: IO, question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') return finish();
-        if (ch === '\u0003' || (ch === '\u0004' && value === '')) {
-          return finish(new HostctlError('Login cancelled; nothing was stored.'));
-        }
+        // Raw mode turns Ctrl-C into a character: it ends the run as the signal would (130).
+        if (ch === '\u0003') return finish(new InterruptedError('Login interrupted; nothing was stored.'));
+        if (ch === '\u0004' && value === '') return finish(new HostctlError('Login cancelled; nothing was stored.'));
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch === '\u0015') value = '';
         else if (ch >= ' ') value += ch;
@@ -299,7 +299,11 @@ export async function logoutRun(ctx: Context): Promise<void> {
       if (!(err instanceof keychain.KeychainUnavailable)) throw err;
       // Only an error when the config says the token is there; else nothing was stored.
       if (prof?.storage === 'keychain') {
-        throw keychain.keychainUnavailableError(err, `Cannot remove the token of profile "${profile}" from the OS keychain; nothing was changed.`);
+        throw keychain.keychainUnavailableError(
+          err,
+          `Cannot remove the token of profile ${profile} from the OS keychain; nothing was changed.`,
+          `Run "hostctl auth logout" again where the keychain is reachable (on Linux, a D-Bus session with a Secret Service); the entry is service hostctl, account ${profile}. Until then, HOSTCTL_TOKEN overrides it.`,
+        );
       }
     }
   }

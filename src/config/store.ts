@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
 import { parseBaseUrl } from '../context.js';
-import { withLock, type LockPolicy } from './atomic.js';
+import { withLock, writeError, type LockPolicy } from './atomic.js';
 import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
 
@@ -107,6 +107,14 @@ export interface ConfStore {
 export async function updateConfig(env: NodeJS.ProcessEnv, change: (conf: ConfStore) => void): Promise<ConfigData> {
   const { default: Conf } = await import('conf');
   const dir = configDir(env);
+  try {
+    return await lockedUpdate(env, dir, Conf, change);
+  } catch (err) {
+    throw writeError(err, dir, 'the config');
+  }
+}
+
+async function lockedUpdate(env: NodeJS.ProcessEnv, dir: string, Conf: typeof import('conf').default, change: (conf: ConfStore) => void): Promise<ConfigData> {
   return withLock(join(dir, 'config.json.lock'), CONFIG_LOCK, () => {
     try {
       const conf = new Conf<Record<string, unknown>>({

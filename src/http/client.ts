@@ -121,6 +121,23 @@ const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'con
 /** The only request headers a redirect to another origin keeps: they say nothing about the user. */
 const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
 
+/** Whether NO_PROXY (curl's rules: *, host, .domain, *.domain, optional :port) names this URL's host. */
+export function noProxyMatches(url: URL, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const m = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\](?=:\d+$|$)/g, ''));
+    const name = (m?.[1] ?? entry).replace(/^\*?\./, '');
+    if (m?.[2] !== undefined && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -367,7 +384,9 @@ export class HttpClient {
       bodyTimeout: this.options.timeoutMs,
     };
     const env = process.env;
-    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]);
+    // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
+    // does not blame a proxy the request never went through.
+    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);
     if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent(opts)) };
     return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
   }

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import {
   answer,
   bearer,
@@ -442,5 +442,55 @@ describe('terminal safety, completed', () => {
     const r = await hostctl(['apps', 'list', '--json', '--base-url', s.baseUrl]);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { name: string }[]).map((x) => x.name)).toEqual(NAMES);
+  });
+});
+
+describe('clear messages instead of "unexpected error"', () => {
+  it('EACCES or EEXIST on the config dir', async () => {
+    readOnlyDir(config);
+    writableDir(home);
+    const denied = await hostctlAsUser(['config', 'set', 'defaultProfile', 'staging']);
+    expectCleanFailure(denied, 1, TOKEN);
+    expect(denied.stderr).toMatch(/^hostctl: Cannot write the config in .*: permission denied \(EACCES\)\./);
+    const file = join(home, 'not-a-dir');
+    writeFileSync(file, '');
+    const inTheWay = await hostctl(['config', 'set', 'defaultProfile', 'staging'], { HOSTCTL_CONFIG_DIR: file });
+    expectCleanFailure(inTheWay, 1, TOKEN);
+    expect(inTheWay.stderr).toMatch(/a file is in the way/);
+    const login = await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', 'http://127.0.0.1:9/v1'], {
+      env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: join(file, 'sub') },
+      input: TOKEN,
+    });
+    expect(login.stderr).not.toMatch(/unexpected error/);
+  });
+
+  it('no proxy hint when NO_PROXY sent the request past the proxy', async () => {
+    const proxy = await server(behaviours.ok);
+    const r = await hostctl(['apps', 'list', '--base-url', 'https://api.example.invalid/v1'], {
+      HTTPS_PROXY: proxy.origin,
+      NO_PROXY: 'localhost,.example.invalid',
+    });
+    expectCleanFailure(r, 6, TOKEN);
+    expect(r.stderr).not.toMatch(/proxy/i);
+    expect(proxy.seen).toEqual([]);
+  });
+
+  it('Ctrl-C at the hidden token prompt exits 130, nothing stored or sent', async () => {
+    const s = await server(behaviours.ok);
+    const r = await runInPtyInteractive(['auth', 'login', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
+      env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config },
+    });
+    expect(r.code, r.stdout).toBe(130);
+    expect(r.stdout).toMatch(/hostctl: Login interrupted; nothing was stored\./);
+    expect(s.connections()).toBe(0);
+    expect(readdirSync(config)).toEqual([]);
+  });
+
+  it('auth logout with no keychain reachable gives logout advice, not the ways to store a token', async () => {
+    expect((await hostctl(['config', 'set', 'profiles.kc.storage', 'keychain'])).code).toBe(0);
+    const r = await hostctl(['--profile', 'kc', 'auth', 'logout'], { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', HOSTCTL_TOKEN: undefined });
+    expectCleanFailure(r, 4, TOKEN);
+    expect(r.stderr).toMatch(/Run "hostctl auth logout" again where the keychain is reachable/);
+    expect(r.stderr).not.toMatch(/insecure-storage/);
   });
 });

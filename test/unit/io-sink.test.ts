@@ -59,7 +59,7 @@ describe('the sink', () => {
     io.warn(`x ${SECRET}`);
     io.rawOut(`${SECRET}\n`);
     expect(stdout.text()).toBe(`****z9x8\n${SECRET}\n`);
-    expect(stderr.text()).toBe('warning: x ****z9x8\n');
+    expect(stderr.text()).toBe('hostctl: warning: x ****z9x8\n');
   });
 
   it('cuts happen after the secret is replaced', () => {
