@@ -17,6 +17,7 @@ type Stream = Writable & { isTTY?: boolean; columns?: number };
 const MIN_SECRET_LENGTH = 6;
 /** Each secret, lower-cased, with the pattern that finds it in any case. */
 const secrets = new Map<string, RegExp>();
+let longest = 0;
 
 /**
  * Adds a value that must never reach stdout or stderr (the token of this run, a stored
@@ -25,6 +26,7 @@ const secrets = new Map<string, RegExp>();
 export function addSecret(value: string | undefined): void {
   const v = value?.trim();
   if (!v || v.length < MIN_SECRET_LENGTH || secrets.has(v.toLowerCase())) return;
+  longest = Math.max(longest, v.length);
   secrets.set(v.toLowerCase(), new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
 }
 
@@ -48,7 +50,7 @@ const OPEN_SEQUENCE = /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*$/;
 /** The length of the longest end of `text` that could be the start of a secret. */
 function pendingLength(text: string): number {
   let keep = 0;
-  const tail = text.slice(-256).toLowerCase();
+  const tail = text.slice(-longest).toLowerCase();
   for (const s of secrets.keys()) {
     for (let n = Math.min(s.length - 1, tail.length); n > keep; n--) {
       if (tail.endsWith(s.slice(0, n)) && !OPEN_SEQUENCE.test(tail.slice(0, tail.length - n))) {

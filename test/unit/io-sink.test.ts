@@ -78,3 +78,16 @@ describe('the sink and terminal sequences', () => {
     expect(out.text()).toBe('\u001b[?25h');
   });
 });
+
+describe('a long secret', () => {
+  it('is caught split across writes, however long', () => {
+    const long = `hct_${'L'.repeat(1000)}_tail`;
+    addSecret(long);
+    const out = collector();
+    const g = guarded(out);
+    g.write(`x ${long.slice(0, 700)}`);
+    g.write(`${long.slice(700)} y`);
+    flushSinks();
+    expect(out.text()).toBe('x ****tail y');
+  });
+});
