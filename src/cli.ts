@@ -4,7 +4,8 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { Context, VERSION, type GlobalOptions } from './context.js';
-import { HostctlError, ExitCode } from './errors.js';
+import { HostctlError, ExitCode, UsageError } from './errors.js';
+import { flushSinks, guarded } from './io.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { OUTPUT_FORMATS } from './config/config.js';
 
@@ -281,7 +282,12 @@ ${examples([
     .command('sandbox')
     .description('Run the local platform emulator (see hostctl sandbox --help)')
     .allowUnknownOption()
-    .allowExcessArguments();
+    .allowExcessArguments()
+    // Reached only with options before the word (`hostctl -q sandbox`): main() hands a
+    // leading `sandbox` to the sandbox's own parser.
+    .action(() => {
+      throw new UsageError('The sandbox takes only its own options, after the word sandbox.', 'Run "hostctl sandbox --help" for them, e.g. hostctl sandbox --port 8080.');
+    });
 
   return program;
 }
@@ -310,30 +316,34 @@ export async function main(argv: string[]): Promise<number> {
     return ExitCode.Ok;
   } catch (err) {
     return reportError(err, verbose);
+  } finally {
+    flushSinks();
   }
 }
 
 export function reportError(err: unknown, verbose: boolean): number {
+  // Through the one sink, like every other byte: an error built anywhere is cleaned here.
+  const stderr = guarded(process.stderr);
   if (err instanceof CommanderError) {
     // commander has printed its own message (or the help / version) already.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
       return ExitCode.Ok;
     }
     if (err.code !== 'commander.executeSubCommandAsync') {
-      process.stderr.write('Run "hostctl --help" (or "hostctl <command> --help") for usage.\n');
+      stderr.write('Run "hostctl --help" (or "hostctl <command> --help") for usage.\n');
     }
     return ExitCode.Usage;
   }
   if (err instanceof HostctlError) {
     // An empty message: the command has already said what went wrong (`not found: <id>`).
-    if (err.message) process.stderr.write(`hostctl: ${err.message}\n`);
-    if (err.hint) process.stderr.write(`${err.hint}\n`);
-    if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+    if (err.message) stderr.write(`hostctl: ${err.message}\n`);
+    if (err.hint) stderr.write(`${err.hint}\n`);
+    if (verbose && err.stack) stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`hostctl: unexpected error: ${message}\n`);
-  if (verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  else process.stderr.write('Run again with --verbose for details, and report it if it persists.\n');
+  stderr.write(`hostctl: unexpected error: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
+  else stderr.write('Run again with --verbose for details, and report it if it persists.\n');
   return ExitCode.Error;
 }

@@ -1,10 +1,11 @@
 // The per-run context (gh's Factory): options, IO streams, config, profile, base URL,
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
-import { IO } from './io.js';
+import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
-import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { stateFile } from './config/paths.js';
+import { oneLine } from './output/sanitize.js';
+import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
+import { rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
@@ -50,7 +51,10 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`The base URL from ${origin} is not a valid URL: "${raw}".`, 'Give a URL such as https://api.example.com/v1.');
+    throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(raw, 120)}.`, 'Give a URL such as https://api.example.com/v1.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`The base URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new UsageError(
@@ -64,8 +68,19 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   url.search = '';
   url.hash = '';
   url.pathname = url.pathname.replace(/\/+$/, '');
+  // Every path of the API is under /v1; without it every request would go astray (a web
+  // page, a 404) and the token with it.
+  if (!/\/v1$/.test(url.pathname)) {
+    throw new UsageError(
+      `The base URL from ${origin} must end in /v1, the API's version: ${oneLine(url.href, 120)} does not.`,
+      `Give the API's address with its version, such as ${url.origin}/v1.`,
+    );
+  }
   return url;
 }
+
+/** The longest delay a Node timer takes; ratelimit.ts has the same, loaded only with HTTP. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function parseSeconds(raw: string | undefined, flag: string, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -101,9 +116,10 @@ export class Context {
     return this.config();
   }
 
+  /** The profile of this run; a name that could not be a profile is a usage error. */
   profileName(): string {
-    if (this.opts.profile) return this.opts.profile;
-    if (this.env.HOSTCTL_PROFILE) return this.env.HOSTCTL_PROFILE;
+    if (this.opts.profile !== undefined) return checkProfileName(this.opts.profile);
+    if (this.env.HOSTCTL_PROFILE) return checkProfileName(this.env.HOSTCTL_PROFILE);
     // Only read the config when neither flag nor environment names the profile.
     return this.config().defaultProfile ?? 'default';
   }
@@ -133,6 +149,9 @@ export class Context {
   }
 
   outputFormat(): OutputFormat {
+    if (this.opts.json && this.opts.output !== undefined && this.opts.output !== 'json') {
+      throw new UsageError(`--json and -o ${this.opts.output} ask for two different formats.`, 'Give one of them.');
+    }
     if (this.opts.json) return 'json';
     if (this.opts.output !== undefined) {
       if (!isOutputFormat(this.opts.output)) {
@@ -152,24 +171,35 @@ export class Context {
     return list;
   }
 
+  /**
+   * Whole milliseconds (undici takes no fractions), at least 1, and at most the longest
+   * delay a Node timer takes (about 24.8 days): a longer timeout means "no timeout" in
+   * practice, and past that limit a timer would fire at once.
+   */
   timeoutMs(): number {
     const s = parseSeconds(this.opts.timeout, '--timeout', 30);
-    if (s === 0) throw new UsageError('--timeout must be more than 0 seconds.', 'For example: --timeout 30');
-    return s * 1000;
+    const ms = Math.round(s * 1000);
+    if (ms < 1) throw new UsageError(`--timeout must be at least 0.001 seconds, not "${this.opts.timeout}".`, 'For example: --timeout 30');
+    return Math.min(ms, MAX_TIMER_MS);
   }
 
+  /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
 
   state(): StateStore {
-    return (this.cachedState ??= new StateStore(stateFile(this.env)));
+    return (this.cachedState ??= new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env)));
   }
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */
   async resolveToken(): Promise<Token> {
-    const { resolveToken } = await import('./auth/token.js');
-    return resolveToken(this.profileName(), this.profile(), this.env, this.io);
+    const { resolveToken, storedFileToken } = await import('./auth/token.js');
+    // A token this profile keeps in a file is cheap to know, and must not show either.
+    addSecret(storedFileToken(this.profileName(), this.profile(), this.env));
+    const token = await resolveToken(this.profileName(), this.profile(), this.env, this.io);
+    addSecret(token.value);
+    return token;
   }
 
   /**
@@ -179,6 +209,7 @@ export class Context {
    */
   token(): Promise<Token> {
     return (this.cachedToken ??= (async () => {
+      this.checkProfileExists();
       const token = await this.resolveToken();
       const mark = this.state().rejected(token.fingerprint);
       if (mark) {
@@ -189,6 +220,21 @@ export class Context {
       }
       return token;
     })());
+  }
+
+  /**
+   * A profile named by --profile or HOSTCTL_PROFILE must exist before anything is sent: a
+   * typo would otherwise run with another base URL or token than meant.
+   */
+  checkProfileExists(): void {
+    if (this.opts.profile === undefined && !this.env.HOSTCTL_PROFILE) return;
+    const name = this.profileName();
+    const profiles = Object.keys(this.config().profiles);
+    if (profiles.includes(name)) return;
+    throw new UsageError(
+      `There is no profile ${name}; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
+      `Create it with "hostctl --profile ${name} auth login", or choose a known one.`,
+    );
   }
 
   http(): Promise<HttpClient> {

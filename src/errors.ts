@@ -9,6 +9,7 @@ export const ExitCode = {
   Auth: 4,
   RateLimited: 5,
   Network: 6,
+  Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -58,4 +59,9 @@ export class ApiError extends HostctlError {
     super(message, hint, options);
     this.status = options?.status;
   }
+}
+
+/** The user pressed Ctrl-C (at a prompt hostctl reads in raw mode, where no SIGINT comes). */
+export class InterruptedError extends HostctlError {
+  override readonly exitCode = ExitCode.Interrupted;
 }

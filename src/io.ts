@@ -1,8 +1,131 @@
 // The IO streams of one run (gh's iostreams): whether each stream is a terminal, whether
 // colour and spinners are allowed, and the one place that writes notes and warnings.
 // Commands never look at isatty themselves.
+//
+// It is also the one sink every byte to stdout and stderr passes through: the streams an
+// IO holds are guarded, and so is what the entry point writes (errors, hints). A guard
+// replaces every secret of the run (the token, and any token this profile has stored)
+// with `****` + its last four, wherever the text was built. Only `auth token` writes past
+// it (rawOut), on purpose.
 
+import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
+
+type Stream = Writable & { isTTY?: boolean; columns?: number };
+
+/** Shorter values are too likely to occur by chance to be replaced in all text. */
+const MIN_SECRET_LENGTH = 6;
+/** Each secret, lower-cased, with the pattern that finds it in any case. */
+const secrets = new Map<string, RegExp>();
+let longest = 0;
+
+/**
+ * Adds a value that must never reach stdout or stderr (the token of this run, a stored
+ * one). It is found in any case: a URL's host name is lower-cased, token and all.
+ */
+export function addSecret(value: string | undefined): void {
+  const v = value?.trim();
+  if (!v || v.length < MIN_SECRET_LENGTH || secrets.has(v.toLowerCase())) return;
+  longest = Math.max(longest, v.length);
+  secrets.set(v.toLowerCase(), new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
+}
+
+/** What a secret is shown as: `****` and its last four (all of a short one would be too much). */
+export function redacted(secret: string): string {
+  return secret.length >= 12 ? `****${secret.slice(-4)}` : '****';
+}
+
+/**
+ * `text` with every secret replaced. Code that cuts a value short (a one-line detail, a
+ * table cell) calls this before cutting, so that no part of a secret survives the cut.
+ */
+export function scrubSecrets(text: string): string {
+  for (const re of secrets.values()) text = text.replace(re, (found) => redacted(found));
+  return text;
+}
+
+/** A terminal control sequence not finished yet: its next character ends it, and is no secret. */
+const OPEN_SEQUENCE = /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*$/;
+
+/** The length of the longest end of `text` that could be the start of a secret. */
+function pendingLength(text: string): number {
+  let keep = 0;
+  const tail = text.slice(-longest).toLowerCase();
+  for (const s of secrets.keys()) {
+    for (let n = Math.min(s.length - 1, tail.length); n > keep; n--) {
+      if (tail.endsWith(s.slice(0, n)) && !OPEN_SEQUENCE.test(tail.slice(0, tail.length - n))) {
+        keep = n;
+        break;
+      }
+    }
+  }
+  return keep;
+}
+
+interface Guard {
+  stream: Stream;
+  flush(): void;
+}
+
+const guards = new Map<Writable, Guard>();
+
+/**
+ * The guarded form of a stream: the same object for every caller, so that a secret split
+ * across two writes (a streamed page, say) is still seen whole. The end of a write that
+ * could begin a secret is held back until the next write, or until flushSinks().
+ */
+export function guarded(target: Stream): Stream {
+  const known = guards.get(target);
+  if (known) return known.stream;
+  const decoder = new StringDecoder('utf8');
+  let held = '';
+  const write = (chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
+    const callback = typeof encoding === 'function' ? encoding : cb;
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    const all = scrubSecrets(held + text);
+    const keep = pendingLength(all);
+    held = all.slice(all.length - keep);
+    return target.write(all.slice(0, all.length - keep), callback as (err?: Error | null) => void);
+  };
+  const flush = (): void => {
+    const rest = scrubSecrets(held + decoder.end());
+    held = '';
+    if (rest) target.write(rest);
+  };
+  // A spinner (ora) hooks `write` to clear its line before other output, and calls the
+  // write it found (this guard's) from its hook; the hook is kept here, not on the real
+  // stream, where the guard would call it again.
+  let hooked: unknown;
+  const stream = new Proxy(target, {
+    set(t, prop, value: unknown) {
+      if (prop !== 'write') return Reflect.set(t, prop, value, t);
+      hooked = value === write ? undefined : value;
+      return true;
+    },
+    get(t, prop) {
+      if (prop === 'write') return hooked ?? write;
+      if (prop === 'end') {
+        return (...args: unknown[]) => {
+          if (args.length > 0 && typeof args[0] !== 'function') write(args.shift());
+          flush();
+          return t.end(...(args as []));
+        };
+      }
+      const v: unknown = Reflect.get(t, prop, t);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+  guards.set(target, { stream, flush });
+  return stream;
+}
+
+/** Writes out whatever the guards hold back; called once a run is over. */
+export function flushSinks(): void {
+  for (const g of guards.values()) g.flush();
+}
 
 export interface Spinner {
   text(text: string): void;
@@ -10,8 +133,8 @@ export interface Spinner {
 }
 
 export interface IOOptions {
-  stdout?: Writable & { isTTY?: boolean; columns?: number };
-  stderr?: Writable & { isTTY?: boolean; columns?: number };
+  stdout?: Stream;
+  stderr?: Stream;
   env?: NodeJS.ProcessEnv;
   quiet?: boolean;
   /** commander's `--no-color` gives color: false. */
@@ -19,8 +142,9 @@ export interface IOOptions {
 }
 
 export class IO {
-  readonly stdout: Writable & { isTTY?: boolean; columns?: number };
-  readonly stderr: Writable & { isTTY?: boolean; columns?: number };
+  readonly stdout: Stream;
+  readonly stderr: Stream;
+  private readonly rawStdout: Stream;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly quiet: boolean;
@@ -33,8 +157,9 @@ export class IO {
   private readonly spinnerStack: { text: string }[] = [];
 
   constructor(opts: IOOptions = {}) {
-    this.stdout = opts.stdout ?? process.stdout;
-    this.stderr = opts.stderr ?? process.stderr;
+    this.rawStdout = opts.stdout ?? process.stdout;
+    this.stdout = guarded(this.rawStdout);
+    this.stderr = guarded(opts.stderr ?? process.stderr);
     this.env = opts.env ?? process.env;
     this.stdoutIsTTY = this.stdout.isTTY === true;
     this.stderrIsTTY = this.stderr.isTTY === true;
@@ -56,6 +181,11 @@ export class IO {
     this.stdout.write(text);
   }
 
+  /** Past the guard: for `auth token` only, whose whole point is to print the token. */
+  rawOut(text: string): void {
+    this.rawStdout.write(text);
+  }
+
   /** Informational note on stderr; silenced by -q. */
   note(text: string): void {
     if (!this.quiet) this.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -63,7 +193,8 @@ export class IO {
 
   /** A warning on stderr; shown even with -q, because it is about safety. */
   warn(text: string): void {
-    this.stderr.write(`${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
+    // The one prefix of every message hostctl writes, then what kind it is.
+    this.stderr.write(`hostctl: ${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
   }
 
   /** Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color. */

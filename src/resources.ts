@@ -1,6 +1,8 @@
 // The one table of resources. Every `list`/`get` command, the completion candidates and
 // the sandbox's collections are generated from it: a new resource is one entry here.
 
+import { oneLine } from './output/sanitize.js';
+
 export interface Resource {
   /** Command name and key in the ID cache: `hostctl <name> list`. */
   readonly name: string;
@@ -108,6 +110,5 @@ function article(word: string): string {
 
 function printable(s: string): string {
   // Keep the message one harmless line whatever the user typed.
-  const clean = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > 60 ? `${clean.slice(0, 59)}…` : clean;
+  return oneLine(s, 60);
 }

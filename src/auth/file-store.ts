@@ -5,14 +5,22 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
+import { writeError } from '../config/atomic.js';
 
 export function tokenFile(profile: string, env?: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'tokens', profile);
 }
 
 export function writeTokenFile(profile: string, token: string, env?: NodeJS.ProcessEnv): string {
-  const path = tokenFile(profile, env);
   const dir = join(configDir(env), 'tokens');
+  try {
+    return writeIn(dir, tokenFile(profile, env), token);
+  } catch (err) {
+    throw writeError(err, dir, 'the token file');
+  }
+}
+
+function writeIn(dir: string, path: string, token: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by the umask and ignored for an existing directory.
   chmodSync(dir, 0o700);

@@ -82,14 +82,30 @@ export function deleteKeychain(account: string): Promise<boolean> {
 }
 
 /**
- * What to do when there is no keychain: the three ways out, in one message. `message` says
- * what could not be done; the platform's own reason follows it.
+ * The Secret Service answered but has no default collection (keyring) to keep secrets in:
+ * a headless gnome-keyring that never created or unlocked its "login" keyring.
  */
-export function keychainUnavailableError(err: KeychainUnavailable, message: string): AuthError {
+function noDefaultCollection(reason: string): boolean {
+  return /collection|does not exist at path|no such object/i.test(reason);
+}
+
+/**
+ * What to do when there is no keychain: the three ways out, in one message. `message` says
+ * what could not be done; the platform's own reason follows it. `hint` replaces the ways
+ * out where they do not fit (logout: storing elsewhere removes nothing).
+ */
+export function keychainUnavailableError(err: KeychainUnavailable, message: string, hint?: string): AuthError {
+  const found = noDefaultCollection(err.reason);
   return new AuthError(
-    `${message} The keychain said: ${err.reason}.`,
-    'Three ways out: start a Secret Service (on Linux, gnome-keyring-daemon in a D-Bus session), ' +
-      'or pass the token for each run in HOSTCTL_TOKEN, ' +
-      'or run "hostctl auth login --insecure-storage" to keep it in a file readable only by you (0600).',
+    found
+      ? `${message} A Secret Service answered, but it has no default keyring to keep the token in (it said: ${err.reason}).`
+      : `${message} The keychain said: ${err.reason}.`,
+    hint ??
+      (found
+        ? 'Create or unlock a default keyring (for example "login" in Seahorse, or gnome-keyring-daemon --unlock), ' +
+          'or pass the token for each run in HOSTCTL_TOKEN, or run "hostctl auth login --insecure-storage".'
+        : 'Three ways out: start a Secret Service (on Linux, gnome-keyring-daemon in a D-Bus session), ' +
+          'or pass the token for each run in HOSTCTL_TOKEN, ' +
+          'or run "hostctl auth login --insecure-storage" to keep it in a file readable only by you (0600).'),
   );
 }

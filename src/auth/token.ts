@@ -2,8 +2,7 @@
 // written anywhere by this module; only the SHA-256 fingerprint is used as a key.
 
 import { AuthError } from '../errors.js';
-import type { ProfileConfig } from '../config/config.js';
-import { checkProfileName } from '../config/store.js';
+import { checkProfileName, type ProfileConfig } from '../config/config.js';
 import { readTokenFile, tokenFile } from './file-store.js';
 import { sha256Hex } from './sha256.js';
 import type { IO } from '../io.js';
@@ -26,9 +25,7 @@ export function preview(token: string): string {
 }
 
 /** For logs: `****` and the last four. */
-export function redact(token: string): string {
-  return `****${token.slice(-4)}`;
-}
+export { redacted as redact } from '../io.js';
 
 export function makeToken(value: string, source: TokenSource): Token {
   return { value, source, fingerprint: fingerprint(value) };
@@ -39,6 +36,17 @@ export function storageLabel(source: TokenSource, profile: string, env?: NodeJS.
   if (source === 'env') return 'HOSTCTL_TOKEN';
   if (source === 'keychain') return `the OS keychain (service "hostctl", account "${profile}")`;
   return `the file ${tokenFile(profile, env)}`;
+}
+
+/** The token a profile saved with --insecure-storage keeps in its file, if any. */
+export function storedFileToken(profile: string, config: ProfileConfig | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (config?.storage !== 'file') return undefined;
+  try {
+    checkProfileName(profile);
+    return readTokenFile(profile, env)?.token;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -4,12 +4,12 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { OutputFormat } from '../config/config.js';
-import { isJsonType, oneLine, scrub, statusError } from '../http/errors.js';
-import { JsonNumber, parseJson, setMember, stringifyJson } from '../output/json.js';
+import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.js';
+import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
 
@@ -131,9 +131,11 @@ function parseHeaders(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   const names: Record<string, string> = {};
   for (const line of raw) {
+    // Never echoed as typed: a line break in it would split the message across lines.
+    if (/[\r\n]/.test(line)) throw new UsageError(`The header -H ${oneLine(line, 60)} contains a line break.`, 'Give each header on one line.');
     const m = /^([^:]+):[ \t]*(.*)$/.exec(line);
     const name = m?.[1]?.trim();
-    if (!m || !name) throw new UsageError(`-H "${line}" is not a header.`, "Write it as -H 'Name: value'.");
+    if (!m || !name) throw new UsageError(`-H ${oneLine(line, 60)} is not a header.`, "Write it as -H 'Name: value'.");
     const lower = name.toLowerCase();
     const value = (m[2] ?? '').trim();
     // Repeated headers are joined as HTTP allows; the first spelling of the name is kept.
@@ -312,7 +314,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
         },
         onPage: (pages, n) => spinner.text(`${label}… page ${pages}, ${n} so far`),
       })) {
-        printer.add(items.map((item) => scrubValue(item, http.options.token.value)));
+        printer.add(items);
       }
     } finally {
       spinner.stop();
@@ -338,25 +340,15 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
       url: res.url,
       text: res.text,
       contentType: res.headers['content-type'],
-      token: http.options.token.value,
       tokenSent: res.url.origin === http.options.baseUrl.origin,
+      unrecorded: res.status === 401 && !http.options.state.recorded(http.options.token.fingerprint),
     });
   }
 }
 
-/** `value` with the token replaced in every string, keys included (see printBody). */
-function scrubValue(value: unknown, token: string): unknown {
-  if (typeof value === 'string') return scrub(value, token);
-  if (Array.isArray(value)) return value.map((v: unknown) => scrubValue(v, token));
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) setMember(out, scrub(k, token), scrubValue(v, token));
-  return out;
-}
-
 /** `-i`: the status line and headers, as curl -i and gh api -i show them, on stdout. */
 function printHead(io: IO, http: HttpClient, res: ApiResponse): void {
-  const clean = (s: string) => sanitize(scrub(s, http.options.token.value).replace(/\t/g, ' '));
+  const clean = (s: string) => sanitize(s.replace(/\t/g, ' '));
   const lines = [`HTTP/1.1 ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`];
   for (const [name, value] of Object.entries(res.headers)) lines.push(`${canonicalHeaderName(name)}: ${clean(value)}`);
   // Plain \n, not the wire's \r\n: the lines are for grep and cut.
@@ -370,16 +362,35 @@ async function printBody(
   format: OutputFormat,
   printer: Printer,
 ): Promise<void> {
-  // Only `auth token` prints the token: a server that echoes it (in an error, say) does
-  // not get it onto the screen or into a CI log.
-  const text = scrub(res.text, http.options.token.value).replace(/^\uFEFF/, '');
+  // The token a server echoes is replaced by the sink (io.ts), after JSON is decoded and
+  // printed again, so an escaped form (\u0068…) is caught as well as the plain one.
+  const text = res.text.replace(/^\uFEFF/, '');
   if (text === '') return;
   const type = res.headers['content-type'];
+  const where = `${res.url.pathname}${res.url.search}`;
+  const encoding = (res.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    // hostctl asks for no encoding and decodes none: the bytes would be garbage on a terminal.
+    throw new ApiError(
+      `The API sent a compressed body (${oneLine(encoding, 40)}) for ${where}, which hostctl did not ask for; nothing was printed.`,
+      'The server is at fault; run with --verbose to see the exchange.',
+      { status: res.status },
+    );
+  }
   let value: { v: unknown } | undefined;
   if (type === undefined || isJsonType(type)) {
     try {
       value = { v: parseJson(text) };
-    } catch {
+    } catch (err) {
+      if (err instanceof JsonTooDeepError) throw tooDeepError(where, res.status);
+      // Said to be JSON but is not: printing it would hand a script (jq) broken input.
+      if (type !== undefined) {
+        throw new ApiError(
+          `The API sent invalid or incomplete JSON for ${where} (${text.length} characters, ${oneLine(type, 60)}); nothing was printed.`,
+          'Run with --verbose to see the exchange, or -i to see the headers.',
+          { status: res.status },
+        );
+      }
       value = undefined;
     }
   }

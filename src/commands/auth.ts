@@ -2,11 +2,11 @@
 // other message shows `…` and its last four characters at most.
 
 import { VERSION, type Context } from '../context.js';
-import { AuthError, HostctlError, UsageError } from '../errors.js';
+import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors.js';
 import { makeToken, preview, storageLabel, type Token, type TokenSource } from '../auth/token.js';
 import { checkProfileName, pruneProfile, updateConfig } from '../config/store.js';
 import type { Storage } from '../config/config.js';
-import type { IO } from '../io.js';
+import { addSecret, type IO } from '../io.js';
 
 export interface LoginOptions {
   withToken?: boolean;
@@ -57,9 +57,9 @@ function promptHidden(io: IO, question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') return finish();
-        if (ch === '\u0003' || (ch === '\u0004' && value === '')) {
-          return finish(new HostctlError('Login cancelled; nothing was stored.'));
-        }
+        // Raw mode turns Ctrl-C into a character: it ends the run as the signal would (130).
+        if (ch === '\u0003') return finish(new InterruptedError('Login interrupted; nothing was stored.'));
+        if (ch === '\u0004' && value === '') return finish(new HostctlError('Login cancelled; nothing was stored.'));
         if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
         else if (ch === '\u0015') value = '';
         else if (ch >= ' ') value += ch;
@@ -95,7 +95,9 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
     io: ctx.io,
   });
   try {
-    await client.request({ path: '/apps' });
+    // Any 2xx is not enough: a web server's welcome page at the base URL would pass. The
+    // answer must be the API's JSON, or nothing is stored (json() throws otherwise).
+    (await client.request({ path: '/apps' })).json();
   } catch (err) {
     if (err instanceof AuthError) {
       throw new AuthError(
@@ -140,6 +142,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   }
 
   const value = await readToken(ctx, o);
+  addSecret(value);
   const token = makeToken(value, storage);
   const mark = ctx.state().rejected(token.fingerprint);
   if (mark) throw rejectedError(mark.at);
@@ -242,7 +245,7 @@ export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<v
   if (o.check && token && !failure) {
     try {
       const http = await ctx.http();
-      await http.request({ path: '/apps' });
+      (await http.request({ path: '/apps' })).json();
       report.check = 'accepted';
     } catch (err) {
       failure = err;
@@ -296,7 +299,11 @@ export async function logoutRun(ctx: Context): Promise<void> {
       if (!(err instanceof keychain.KeychainUnavailable)) throw err;
       // Only an error when the config says the token is there; else nothing was stored.
       if (prof?.storage === 'keychain') {
-        throw keychain.keychainUnavailableError(err, `Cannot remove the token of profile "${profile}" from the OS keychain; nothing was changed.`);
+        throw keychain.keychainUnavailableError(
+          err,
+          `Cannot remove the token of profile ${profile} from the OS keychain; nothing was changed.`,
+          `Run "hostctl auth logout" again where the keychain is reachable (on Linux, a D-Bus session with a Secret Service); the entry is service hostctl, account ${profile}. Until then, HOSTCTL_TOKEN overrides it.`,
+        );
       }
     }
   }
@@ -319,5 +326,6 @@ export async function logoutRun(ctx: Context): Promise<void> {
 
 export async function tokenRun(ctx: Context): Promise<void> {
   const token = await ctx.resolveToken();
-  ctx.io.out(`${token.value}\n`);
+  // The one deliberate exception to the sink: printing the token is this command's job.
+  ctx.io.rawOut(`${token.value}\n`);
 }

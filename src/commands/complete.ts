@@ -10,6 +10,7 @@
 // stdout line is one candidate, optionally followed by a tab and a description; a line
 // ":files" asks the shell for its own file-name completion. The exit code is always 0.
 
+import { oneLine } from '../output/sanitize.js';
 import { writeSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
@@ -133,10 +134,6 @@ function format(result: Candidate[] | 'files'): string[] {
   return result.map((c) => (c.description ? `${c.value}\t${oneLine(c.description)}` : c.value));
 }
 
-/** A tab or newline would break the line protocol; control characters would reach the terminal. */
-function oneLine(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
-}
 
 interface Walk {
   cmd: Cmd;

@@ -137,6 +137,13 @@ function systemOpener(url: string): { cmd: string; args: string[] } {
   return { cmd: 'xdg-open', args: [url] };
 }
 
+/** The browser (and whatever it starts) has no business with the token. */
+function browserEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out.HOSTCTL_TOKEN;
+  return out;
+}
+
 /**
  * $BROWSER is honoured as gh honours it: run with the URL as its last argument, on this
  * terminal, and waited for (a text browser such as w3m runs right here). The system
@@ -157,7 +164,7 @@ async function openInBrowser(ctx: Context, url: string): Promise<void> {
     const child = spawn(cmd, args, {
       stdio: wait ? 'inherit' : 'ignore',
       detached: !wait,
-      env: ctx.env,
+      env: browserEnv(ctx.env),
       windowsVerbatimArguments: process.platform === 'win32' && !wait,
     });
     child.once('error', (err: NodeJS.ErrnoException) => {

@@ -53,7 +53,8 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
     try {
       // The cheapest request the platform documents: the first page of apps. Its body is
       // not needed, only the X-RateLimit headers every response carries.
-      const res = await http.request({ path: '/apps' });
+      // Unpaced: the point is to learn the state, which the stored one may have wrong.
+      const res = await http.request({ path: '/apps', unpaced: true });
       const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
       if (!hasRateHeaders(parseRateHeaders(res.headers, Date.now()))) {
         throw new ApiError(

@@ -111,7 +111,7 @@ export async function getRun(ctx: Context, resource: Resource, rawIds: string[])
       // a next link (Link header or envelope); follow only that, never guess page numbers.
       while (req) {
         const res = await http.request(req);
-        const { items, next } = pageOf(res.json(), res.headers, res.url);
+        const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
         for (const item of items) {
           const id = publicIdOf(item);
           if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);

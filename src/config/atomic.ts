@@ -3,6 +3,31 @@
 
 import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { HostctlError } from '../errors.js';
+
+const FS_REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  EEXIST: 'a file is in the way where a directory should be',
+  ENOTDIR: 'a file is in the way where a directory should be',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is spent',
+};
+
+/**
+ * A failure to write under `dir` as one sentence with the next step, instead of the
+ * "unexpected error" a bare EACCES or EEXIST would give; anything else is returned as is.
+ */
+export function writeError(err: unknown, dir: string, what: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const reason = code === undefined ? undefined : FS_REASONS[code];
+  if (reason === undefined) return err;
+  return new HostctlError(
+    `Cannot write ${what} in ${dir}: ${reason} (${code}).`,
+    'Check the directory and its permissions, or point HOSTCTL_CONFIG_DIR at a directory of yours.',
+  );
+}
 
 export function readJsonFile(path: string): unknown {
   let text: string;

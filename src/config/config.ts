@@ -1,8 +1,22 @@
 // The config file (conf's format: one JSON object). Reading is a plain JSON read, because
 // every command reads it and start-up matters; writes go through conf (see store.ts).
 
+import { UsageError } from '../errors.js';
 import { readJsonFile } from './atomic.js';
 import { configFile } from './paths.js';
+
+/** Dots separate the parts of a key, so a profile name has none (nor a path's / or ..). */
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(
+      name === '' ? 'The profile name is empty.' : `${JSON.stringify(name)} is not a valid profile name.`,
+      'Use letters, digits, "-" and "_" (up to 64 characters, starting with a letter or digit), e.g. staging.',
+    );
+  }
+  return name;
+}
 
 export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'tsv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -2,6 +2,8 @@
 // fingerprint (never the token), and the public IDs seen, for completion. Losing it
 // loses nothing that matters, so a damaged file is treated as empty.
 
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
 
 export interface RateState {
@@ -31,11 +33,46 @@ export const MAX_IDS = 500;
 /** State is optional: a save that cannot have the lock within 2 s writes without it. */
 const STATE_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
 
+/** The file a rejected mark falls back to, in each of the fallback directories. */
+const FALLBACK_FILE = 'rejected.json';
+
+/**
+ * `dir`, made if missing, when it is a real directory of this user's that no one else can
+ * write to (a shared temporary directory could hold one planted by someone else); else
+ * undefined. Made or kept at mode 0700.
+ */
+function privateDir(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) return undefined;
+    if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+function readMarks(file: string): Record<string, RejectedMark> {
+  return normalize({ rejected: readJsonFile(file) }).rejected;
+}
+
 export class StateStore {
   private data: StateData | undefined;
   private dirty = new Set<(d: StateData, fresh: StateData) => void>();
+  private fallbackMarks?: Record<string, RejectedMark>;
+  /** Fingerprints whose rejected mark could be written nowhere. */
+  private readonly unrecorded = new Set<string>();
 
-  constructor(readonly path: string) {}
+  /**
+   * `fallbackDirs`: where a rejected mark goes (and is read from) when `path` cannot be
+   * written; see rejectedFallbackDirs.
+   */
+  constructor(
+    readonly path: string,
+    private readonly fallbackDirs: readonly string[] = [],
+  ) {}
 
   private load(): StateData {
     if (!this.data) this.data = normalize(readJsonFile(this.path));
@@ -53,19 +90,74 @@ export class StateStore {
   }
 
   rejected(fingerprint: string): RejectedMark | undefined {
-    return this.load().rejected[fingerprint];
+    return this.load().rejected[fingerprint] ?? this.loadFallbackMarks()[fingerprint];
   }
 
+  /** False when the mark for `fingerprint` could not be written anywhere. */
+  recorded(fingerprint: string): boolean {
+    return !this.unrecorded.has(fingerprint);
+  }
+
+  /**
+   * Marks a token as rejected, and saves at once, so that even an interrupted run leaves
+   * the mark behind. When the state file cannot be written, the mark goes to the first
+   * private fallback directory that can take it; recorded() says whether any could.
+   */
   markRejected(fingerprint: string, status: number): void {
+    const mark = { at: Date.now(), status };
     this.change((d) => {
-      d.rejected[fingerprint] = { at: Date.now(), status };
+      d.rejected[fingerprint] = mark;
     });
+    if (this.save()) return;
+    for (const dir of this.fallbackDirs) {
+      if (privateDir(dir) === undefined) continue;
+      const file = join(dir, FALLBACK_FILE);
+      try {
+        const marks = { ...readMarks(file), [fingerprint]: mark };
+        writeFileAtomic(file, `${JSON.stringify(marks)}\n`, 0o600);
+        this.fallbackMarks = undefined;
+        return;
+      } catch {
+        // The next place, then.
+      }
+    }
+    this.unrecorded.add(fingerprint);
   }
 
   clearRejected(fingerprint: string): void {
     this.change((d) => {
       delete d.rejected[fingerprint];
     });
+    for (const dir of this.fallbackDirs) {
+      const file = join(dir, FALLBACK_FILE);
+      const marks = readMarks(file);
+      if (!(fingerprint in marks)) continue;
+      delete marks[fingerprint];
+      try {
+        writeFileAtomic(file, `${JSON.stringify(marks)}\n`, 0o600);
+      } catch {
+        // Left as it was: the token stays refused, which is the safe side.
+      }
+    }
+    this.fallbackMarks = undefined;
+  }
+
+  /** The marks in the fallback files that belong to this user. */
+  private loadFallbackMarks(): Record<string, RejectedMark> {
+    if (this.fallbackMarks) return this.fallbackMarks;
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    const all: Record<string, RejectedMark> = {};
+    for (const dir of this.fallbackDirs) {
+      const file = join(dir, FALLBACK_FILE);
+      try {
+        const st = lstatSync(file);
+        if (!st.isFile() || (uid !== undefined && st.uid !== uid)) continue;
+      } catch {
+        continue;
+      }
+      Object.assign(all, readMarks(file));
+    }
+    return (this.fallbackMarks = all);
   }
 
   knownIds(profile: string, resource: string): string[] {
@@ -94,10 +186,11 @@ export class StateStore {
   /**
    * Writes pending changes, merged onto the current file, under a lock: without it, two
    * processes saving at once both read the old file and the second rename drops the
-   * first's changes, a rejected mark included. Never throws: state is optional.
+   * first's changes, a rejected mark included. Never throws: state is optional. Returns
+   * false when the file could not be written.
    */
-  save(): void {
-    if (this.dirty.size === 0) return;
+  save(): boolean {
+    if (this.dirty.size === 0) return true;
     try {
       withLockSync(`${this.path}.lock`, STATE_LOCK, () => {
         const fresh = normalize(readJsonFile(this.path));
@@ -106,8 +199,11 @@ export class StateStore {
         this.data = fresh;
         this.dirty.clear();
       });
+      return true;
     } catch {
-      // A read-only or full disk must not fail the command the user asked for.
+      // A read-only or full disk must not fail the command the user asked for (a rejected
+      // mark has its own fallback: markRejected).
+      return false;
     }
   }
 }

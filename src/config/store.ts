@@ -11,22 +11,11 @@
 import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
 import { parseBaseUrl } from '../context.js';
-import { withLock, type LockPolicy } from './atomic.js';
-import { normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
+import { withLock, writeError, type LockPolicy } from './atomic.js';
+import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
 
-/** Dots separate the parts of a key, so a profile name has none. */
-const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-export function checkProfileName(name: string): string {
-  if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(
-      `"${name}" is not a valid profile name.`,
-      'Use letters, digits, "-" and "_" (up to 64 characters, starting with a letter or digit), e.g. staging.',
-    );
-  }
-  return name;
-}
+export { checkProfileName } from './config.js';
 
 export const PROFILE_KEYS = ['baseUrl', 'output', 'storage'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
@@ -118,6 +107,14 @@ export interface ConfStore {
 export async function updateConfig(env: NodeJS.ProcessEnv, change: (conf: ConfStore) => void): Promise<ConfigData> {
   const { default: Conf } = await import('conf');
   const dir = configDir(env);
+  try {
+    return await lockedUpdate(env, dir, Conf, change);
+  } catch (err) {
+    throw writeError(err, dir, 'the config');
+  }
+}
+
+async function lockedUpdate(env: NodeJS.ProcessEnv, dir: string, Conf: typeof import('conf').default, change: (conf: ConfStore) => void): Promise<ConfigData> {
   return withLock(join(dir, 'config.json.lock'), CONFIG_LOCK, () => {
     try {
       const conf = new Conf<Record<string, unknown>>({

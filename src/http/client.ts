@@ -6,15 +6,16 @@
 
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import type { IO } from '../io.js';
+import { addSecret, type IO } from '../io.js';
 import type { Token } from '../auth/token.js';
 import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
 import { RateLimiter } from './ratelimit.js';
-import { parseJson } from '../output/json.js';
-import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, scrub, scrubError, statusError } from './errors.js';
+import { JsonTooDeepError, parseJson } from '../output/json.js';
+import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError, tooDeepError } from './errors.js';
+import { sanitize } from '../output/sanitize.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;
@@ -42,6 +43,8 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Sent with Content-Type application/json unless the headers say otherwise. */
   body?: string | Uint8Array;
+  /** Send even when the last rate-limit state says the window is spent (`rate-limit --refresh`). */
+  unpaced?: boolean;
   /** Resolve with any HTTP status instead of throwing (`hostctl api`); 401 marking, 429 waiting and network errors still apply. */
   acceptAnyStatus?: boolean;
 }
@@ -109,6 +112,32 @@ const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'N
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** A header value as HTTP allows it: tab, visible ASCII, space and Latin-1 (obs-text). */
+const HEADER_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+
+/** Headers about the connection or the framing, which hostctl (undici) sets or must not send. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer', 'proxy-connection']);
+
+/** The only request headers a redirect to another origin keeps: they say nothing about the user. */
+const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
+
+/** Whether NO_PROXY (curl's rules: *, host, .domain, *.domain, optional :port) names this URL's host. */
+export function noProxyMatches(url: URL, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const m = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\](?=:\d+$|$)/g, ''));
+    const name = (m?.[1] ?? entry).replace(/^\*?\./, '');
+    if (m?.[2] !== undefined && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -145,6 +174,7 @@ export class HttpClient {
 
   constructor(readonly options: HttpClientOptions) {
     this.secret = options.token.value;
+    addSecret(this.secret);
     this.rate = new RateLimiter({
       state: options.state,
       fingerprint: options.token.fingerprint,
@@ -202,7 +232,7 @@ export class HttpClient {
     let redirects = 0;
     let retries429 = 0;
     for (;;) {
-      await this.rate.beforeSend();
+      if (!(req.unpaced && attempt === first && retries429 === 0)) await this.rate.beforeSend();
       const res = await this.send(attempt, req.acceptAnyStatus === true);
 
       // Another origin (after a redirect) got no token: its answers say nothing about it.
@@ -211,7 +241,6 @@ export class HttpClient {
         // Never retried: retrying a rejected credential locks out the IP address. The
         // mark is saved at once, so that even an interrupted run leaves it behind.
         this.options.state.markRejected(this.options.token.fingerprint, 401);
-        this.options.state.save();
       } else if (withToken) {
         this.rate.onResponse(res.headers);
       }
@@ -243,8 +272,8 @@ export class HttpClient {
           url: attempt.url,
           text: res.text,
           contentType: res.headers['content-type'],
-          token: this.secret,
           tokenSent: withToken,
+          unrecorded: res.status === 401 && withToken && !this.options.state.recorded(this.options.token.fingerprint),
         });
       }
       return this.makeResponse(res, attempt);
@@ -272,11 +301,14 @@ export class HttpClient {
     for (const [name, value] of Object.entries(req.headers ?? {})) {
       const lower = name.toLowerCase();
       if (!HEADER_NAME.test(name)) throw new UsageError(`"${oneLine(name, 60)}" is not a valid header name.`, 'Header names are letters, digits and - only.');
-      if (/[\r\n\0]/.test(value)) throw new UsageError(`The value of header ${name} contains a line break.`, 'Give each header on one line.');
+      if (/[\r\n]/.test(value)) throw new UsageError(`The value of header ${name} contains a line break.`, 'Give each header on one line.');
+      if (!HEADER_VALUE.test(value)) {
+        throw new UsageError(`The value of header ${name} contains control characters or characters HTTP cannot carry.`, 'Give printable characters only (Latin-1; percent-encode anything else).');
+      }
       if (lower === 'authorization') {
         throw new UsageError('hostctl sets the Authorization header itself, from the token of this profile.', 'Use HOSTCTL_TOKEN or "hostctl auth login" to choose the token.');
       }
-      if (lower === 'host' || lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection') {
+      if (HOP_HEADERS.has(lower)) {
         throw new UsageError(`hostctl sets the ${name} header itself.`, `Leave out -H '${name}: …'.`);
       }
       headers[lower] = value;
@@ -291,7 +323,7 @@ export class HttpClient {
     try {
       next = new URL(location, prev.url);
     } catch {
-      throw new ApiError(`The API redirected to an invalid address ("${oneLine(scrub(location, this.secret), 120)}").`, 'Check --base-url.', { status });
+      throw new ApiError(`The API redirected to an invalid address (${oneLine(location, 120)}).`, 'Check --base-url.', { status });
     }
     next.hash = '';
     if (next.protocol !== 'https:' && next.protocol !== 'http:') {
@@ -307,13 +339,27 @@ export class HttpClient {
     // 301/302/303 turn into a GET without a body, as browsers, curl -L and Go do;
     // 307/308 keep the method and body.
     const keep = status === 307 || status === 308 || prev.method === 'GET' || prev.method === 'HEAD';
-    const headers = { ...prev.headers };
+    const cross = next.origin !== prev.url.origin;
+    if (cross && keep && prev.body !== undefined) {
+      throw new ApiError(
+        `The API redirected ${prev.method} ${prev.url.pathname} to another origin (${next.origin}) with ${status}, which would resend the request body there; hostctl does not follow.`,
+        'Check --base-url; it should point at the API itself.',
+        { status },
+      );
+    }
+    let headers = { ...prev.headers };
+    if (cross) {
+      // Another origin gets none of the user's -H headers (a cookie, an API key), only
+      // what any client sends: undici's own redirect handler drops cookie and
+      // proxy-authorization for the same reason. The token is never sent there (send()).
+      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => HARMLESS_HEADERS.has(name)));
+    }
     if (!keep) {
       delete headers['content-type'];
     }
     if (this.options.verbose) {
-      const cross = next.origin !== this.options.baseUrl.origin ? ' (another origin: without the token)' : '';
-      this.options.io.stderr.write(scrub(`* following redirect to ${next.href}${cross}\n`, this.secret));
+      const elsewhere = next.origin !== this.options.baseUrl.origin ? ' (another origin: without the token)' : '';
+      this.options.io.stderr.write(`* following redirect to ${oneLine(next.href, 2000)}${elsewhere}\n`);
     }
     return {
       method: keep ? prev.method : 'GET',
@@ -338,7 +384,9 @@ export class HttpClient {
       bodyTimeout: this.options.timeoutMs,
     };
     const env = process.env;
-    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]);
+    // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
+    // does not blame a proxy the request never went through.
+    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);
     if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent(opts)) };
     return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
   }
@@ -377,8 +425,8 @@ export class HttpClient {
       const text = await this.readBody(res.body, a, resHeaders, ok || keepErrorBody ? MAX_BODY_BYTES : MAX_ERROR_BODY_BYTES, ok || keepErrorBody);
       return { status: res.statusCode, headers: resHeaders, text };
     } catch (err) {
-      if (err instanceof HostctlError) throw scrubError(err, this.secret);
-      throw networkError(err, { url: a.url, timeoutMs: this.options.timeoutMs, timedOut, midResponse, token: this.secret, viaProxy });
+      if (err instanceof HostctlError) throw err;
+      throw networkError(err, { url: a.url, timeoutMs: this.options.timeoutMs, timedOut, midResponse, viaProxy });
     } finally {
       clearTimeout(timer);
     }
@@ -426,7 +474,6 @@ export class HttpClient {
   }
 
   private makeResponse(res: RawResponse, a: Attempt): ApiResponse {
-    const secret = this.secret;
     const where = `${a.method} ${a.url.pathname}${a.url.search}`;
     let parsed: { value: unknown } | undefined;
     return {
@@ -442,18 +489,19 @@ export class HttpClient {
         if (type !== undefined && !isJsonType(type)) {
           const shown = oneLine(mediaType(type), 60) || 'no content type';
           const page = isHtmlType(type) ? ', a web page rather than the API' : '';
-          throw new ApiError(scrub(`The API sent a response that is not JSON (${shown}${page}) for ${where}.`, secret), hint, { status: res.status });
+          throw new ApiError(`The API sent a response that is not JSON (${shown}${page}) for ${where}.`, hint, { status: res.status });
         }
         const text = res.text.replace(/^\uFEFF/, '');
         if (text.trim() === '') {
-          throw new ApiError(scrub(`The API sent an empty response for ${where} where JSON was expected.`, secret), hint, { status: res.status });
+          throw new ApiError(`The API sent an empty response for ${where} where JSON was expected.`, hint, { status: res.status });
         }
         try {
           // Lossless: a number JSON.parse would round is kept as its text (JsonNumber).
           parsed = { value: parseJson(text) };
-        } catch {
+        } catch (err) {
+          if (err instanceof JsonTooDeepError) throw tooDeepError(where, res.status);
           throw new ApiError(
-            scrub(`The API sent invalid or incomplete JSON for ${where} (${text.length} characters).`, secret),
+            `The API sent invalid or incomplete JSON for ${where} (${text.length} characters).`,
             'Try again; if it keeps happening the server is at fault. Run with --verbose to see the exchange.',
             { status: res.status },
           );
@@ -480,7 +528,7 @@ export class HttpClient {
 
   private writeVerbose(lines: string[]): void {
     // A hostile server could echo the token or send control sequences in its headers.
-    const text = lines.map((l) => scrub(l, this.secret).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?')).join('\n');
+    const text = lines.map((l) => sanitize(l.replace(/\t/g, ' '))).join('\n');
     this.options.io.stderr.write(`${text}\n`);
   }
 }

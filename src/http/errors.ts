@@ -1,6 +1,7 @@
 // From what went wrong on the wire to the typed errors of src/errors.ts: an HTTP status
 // with its body, or a network failure from undici. Every message is one or two plain
-// sentences with the next step, and passes through scrub() so the token never shows.
+// sentences with the next step. The token is replaced where every message is written (the
+// sink in io.ts), and before any cut (oneLine), so it never shows.
 
 import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
 
@@ -10,15 +11,9 @@ export function scrub(text: string, token: string | undefined): string {
   return text.split(token).join(`****${token.slice(-4)}`);
 }
 
-/** One line, no control characters (C0, C1, bidi overrides), at most `max` characters. */
-export function oneLine(text: string, max = 160): string {
-  const flat = text
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+export { oneLine } from '../output/sanitize.js';
+import { oneLine } from '../output/sanitize.js';
+import { MAX_JSON_DEPTH } from '../output/json.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -80,9 +75,10 @@ export interface StatusContext {
   url: URL;
   text: string;
   contentType: string | undefined;
-  token: string;
   /** false when a redirect led to another origin, which got no token. */
   tokenSent?: boolean;
+  /** true when a 401's rejected mark could be written nowhere: the next run would send the token again. */
+  unrecorded?: boolean;
 }
 
 function describeRequest(method: string, url: URL): string {
@@ -101,6 +97,11 @@ export function statusError(c: StatusContext): HostctlError {
       `A redirect led to ${c.url.origin}, which asks for credentials (401); hostctl sends the token only to the base URL's origin.`,
       'Check --base-url; it should point at the API itself.',
       { status: c.status },
+    );
+  } else if (c.status === 401 && c.unrecorded) {
+    err = new AuthError(
+      `The API rejected the token (${statusLine} for ${what}), and hostctl could not record this: neither the config dir nor any fallback place can be written, so the next run would send it again, and retrying a rejected token locks out your IP address.`,
+      'Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout", then create a new token in the dashboard (account menu, "API tokens").',
     );
   } else if (c.status === 401) {
     err = new AuthError(
@@ -141,16 +142,7 @@ export function statusError(c: StatusContext): HostctlError {
       { status: c.status },
     );
   }
-  return scrubError(err, c.token);
-}
-
-/** Rebuilds an error with the token scrubbed from its message and hint. */
-export function scrubError<E extends HostctlError>(err: E, token: string): E {
-  const message = scrub(err.message, token);
-  const hint = err.hint === undefined ? undefined : scrub(err.hint, token);
-  if (message === err.message && hint === err.hint) return err;
-  const Ctor = err.constructor as new (m: string, h?: string, o?: { cause?: unknown; status?: number }) => E;
-  return new Ctor(message, hint, { cause: err.cause, status: err instanceof ApiError ? err.status : undefined });
+  return err;
 }
 
 /** Error codes anywhere in an error's cause chain (undici wraps system errors). */
@@ -183,7 +175,6 @@ export interface NetworkContext {
   timedOut: boolean;
   /** Headers had arrived: the failure happened while reading the body. */
   midResponse: boolean;
-  token: string;
   /** The request went through a proxy from HTTPS_PROXY / HTTP_PROXY. */
   viaProxy?: boolean;
 }
@@ -230,11 +221,20 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   }
   if (c.viaProxy && !proxyStatus) hint = `${hint ? `${hint} ` : ''}The request went through the proxy set in HTTPS_PROXY / HTTP_PROXY; check it too.`;
   const code = codes[0];
-  const cause = new Error(scrub(`${code ? `${code}: ` : ''}${firstMessage(err)}`, c.token));
-  return new NetworkError(scrub(message, c.token), hint && scrub(hint, c.token), { cause });
+  const cause = new Error(`${code ? `${code}: ` : ''}${oneLine(firstMessage(err), 2000)}`);
+  return new NetworkError(message, hint, { cause });
 }
 
 export function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}
+
+/** A JSON answer nested past MAX_JSON_DEPTH (docs/security.md). */
+export function tooDeepError(where: string, status: number): ApiError {
+  return new ApiError(
+    `The API sent JSON nested more than ${MAX_JSON_DEPTH} levels deep for ${where}; hostctl refuses such documents.`,
+    'The server is at fault: no API answer nests that deeply. Report it to the API operator.',
+    { status },
+  );
 }

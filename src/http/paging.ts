@@ -59,9 +59,10 @@ function envelopeNext(body: Record<string, unknown>): string | undefined {
 
 /**
  * The items of one page and the next page's URL, if the server named one. A next URL
- * on another origin is refused: the token would follow it.
+ * on another origin is refused: the token would follow it. With `strict: false` (a
+ * command that does not need every page) an unusable next URL is ignored instead.
  */
-export function pageOf(body: unknown, headers: Record<string, string>, url: URL): { items: unknown[]; next?: URL } {
+export function pageOf(body: unknown, headers: Record<string, string>, url: URL, opts: { strict?: boolean } = {}): { items: unknown[]; next?: URL } {
   let items: unknown[];
   let raw = linkNext(headers.link);
   if (Array.isArray(body)) {
@@ -80,10 +81,12 @@ export function pageOf(body: unknown, headers: Record<string, string>, url: URL)
   try {
     next = new URL(raw, url);
   } catch {
+    if (opts.strict === false) return { items };
     throw new ApiError(`The API named an invalid next page ("${oneLine(raw, 120)}") for ${url.pathname}.`, 'Use --page N to fetch pages one by one.');
   }
   next.hash = '';
   if (next.origin !== url.origin) {
+    if (opts.strict === false) return { items };
     throw new ApiError(
       `The API's next-page link points to another origin (${next.origin}); hostctl does not follow it, so that the token stays with ${url.origin}.`,
       'Use --page N to fetch pages one by one, or report this to the API operator.',
@@ -138,7 +141,8 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
     const res = await client.request(current);
     opts.onResponse?.(res);
     const body = res.json();
-    const { items, next } = pageOf(body, res.headers, res.url);
+    // Only --all needs every page: elsewhere a next link that cannot be followed is ignored.
+    const { items, next } = pageOf(body, res.headers, res.url, { strict: opts.all === true });
     pages++;
 
     const numbered = !linked && next === undefined && Array.isArray(body);

@@ -12,6 +12,24 @@ export const DEFAULT_RETRY_MS = 5_000;
 export const MIN_RETRY_MS = 1_000;
 /** A Reset value above this is a Unix time, not seconds to wait. */
 const UNIX_TIME_THRESHOLD = 1e9;
+/**
+ * The furthest ahead a server's word is trusted. The platform's window is one minute; a
+ * Reset or Retry-After further off than this is a broken or hostile server, and believing
+ * it would block the token for as long as it says (a Reset of 10^12 is the year 33658).
+ */
+export const MAX_HORIZON_MS = 60 * 60 * 1000;
+/** The longest delay Node's timers take; a longer one fires at once (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Sleeps `ms`, in pieces no timer overflows on. */
+export async function sleepChunked(ms: number): Promise<void> {
+  let left = ms;
+  while (left > 0) {
+    const step = Math.min(left, MAX_TIMER_MS);
+    await new Promise((resolve) => setTimeout(resolve, step));
+    left -= step;
+  }
+}
 
 function header(headers: Record<string, string>, name: string): string | undefined {
   const v = headers[name];
@@ -24,11 +42,16 @@ function nonNegative(raw: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** `X-RateLimit-Reset` as epoch ms: seconds to wait, or a Unix time when above 10^9. */
+/**
+ * `X-RateLimit-Reset` as epoch ms (to the millisecond: a fraction of a second is kept):
+ * seconds to wait, or a Unix time when above 10^9. A time further off than
+ * MAX_HORIZON_MS is not trusted: undefined, as if the header were absent.
+ */
 export function parseReset(raw: string | undefined, now: number): number | undefined {
   const n = nonNegative(raw);
   if (n === undefined) return undefined;
-  return n > UNIX_TIME_THRESHOLD ? Math.round(n * 1000) : now + Math.round(n * 1000);
+  const at = n > UNIX_TIME_THRESHOLD ? n * 1000 : now + n * 1000;
+  return at - now > MAX_HORIZON_MS ? undefined : at;
 }
 
 /** `Retry-After` as milliseconds to wait: delay-seconds or an HTTP date. */
@@ -105,7 +128,7 @@ export class RateLimiter {
 
   constructor(private readonly o: RateLimiterOptions) {
     this.now = o.now ?? Date.now;
-    this.sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = o.sleep ?? sleepChunked;
   }
 
   current(): RateState | undefined {
@@ -150,7 +173,10 @@ export class RateLimiter {
    */
   async on429(headers: Record<string, string>, detail?: string): Promise<void> {
     const now = this.now();
-    const ms = retryDelayMs(headers, now);
+    const asked = retryDelayMs(headers, now);
+    // A wait past the horizon is not done, whatever --max-wait allows; nor is it kept for
+    // later runs beyond the horizon.
+    const ms = Math.min(asked, MAX_HORIZON_MS);
     const prev = this.current();
     // The window is spent whatever the headers said; the next command must know. Retry-After
     // says when a request is welcome again; a Reset further off (the end of a window that
@@ -161,6 +187,13 @@ export class RateLimiter {
       resetAt: now + ms,
       seenAt: now,
     });
+    if (asked > MAX_HORIZON_MS) {
+      this.o.state.save();
+      throw new RateLimitError(
+        `The API rate limit is reached (429 Too Many Requests${detail ? `; the server said: ${detail}` : ''}), and the server asks for a wait of ${seconds(asked)}s, more than hostctl waits for (an hour).`,
+        'Try again later; if the server keeps asking for such waits, report it to the API operator.',
+      );
+    }
     await this.waitFor(ms, '429', detail);
   }
 

@@ -34,19 +34,70 @@ export function isJsonNumber(v: unknown): v is JsonNumber {
 // costs the slower parser.
 const MAYBE_LOSSY = /[0-9.]{16}|[eE][+-]?[0-9]{3}/;
 
-/** Parses JSON text; throws SyntaxError when it is not valid JSON. */
+/**
+ * How deeply arrays and objects may nest in a document hostctl reads. Every walk over a
+ * value (the printers, the JSON-LD stripper, --fields) recurses, and 10,000 levels would
+ * overflow the stack; no API answer comes near this.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** A document nested deeper than MAX_JSON_DEPTH. */
+export class JsonTooDeepError extends SyntaxError {
+  constructor() {
+    super(`JSON nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+}
+
+/**
+ * Parses JSON text; throws SyntaxError when it is not valid JSON, JsonTooDeepError (a
+ * SyntaxError) when it nests deeper than MAX_JSON_DEPTH.
+ */
 export function parseJson(text: string): unknown {
+  checkDepth(text);
   if (!MAYBE_LOSSY.test(text)) return JSON.parse(text);
   return new LosslessParser(text).parseDocument();
 }
 
+function countOf(text: string, ch: string, atMost: number): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1 && n <= atMost; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/** Throws JsonTooDeepError when brackets outside strings nest deeper than MAX_JSON_DEPTH. */
+function checkDepth(text: string): void {
+  // Few brackets at all cannot nest deeply: most documents stop here, after a fast search.
+  const opens = countOf(text, '[', MAX_JSON_DEPTH);
+  if (opens + countOf(text, '{', MAX_JSON_DEPTH - opens) <= MAX_JSON_DEPTH) return;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(text, i);
+      if (i === -1) return;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+}
+
+/** The index of the quote that closes the string opening at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  let i = start;
+  for (;;) {
+    i = text.indexOf('"', i + 1);
+    if (i === -1) return -1;
+    let backslashes = 0;
+    for (let j = i - 1; text.charCodeAt(j) === 0x5c; j--) backslashes++;
+    if (backslashes % 2 === 0) return i;
+  }
+}
+
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-// A whole string token; its escapes are then decoded by JSON.parse.
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 const WHITESPACE = /[ \t\n\r]*/y;
 const LITERAL = /true|false|null/y;
-/** Deeper documents are refused rather than overflowing the stack. */
-const MAX_DEPTH = 2000;
 
 class LosslessParser {
   private pos = 0;
@@ -85,7 +136,7 @@ class LosslessParser {
   }
 
   private value(depth: number): unknown {
-    if (depth > MAX_DEPTH) this.fail('JSON nested too deeply');
+    if (depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
     this.skipSpace();
     const ch = this.text[this.pos];
     if (ch === '{') return this.object(depth);
@@ -103,10 +154,21 @@ class LosslessParser {
     return this.fail(ch === undefined ? 'Unexpected end of JSON input' : 'Unexpected token');
   }
 
+  // Found with indexOf, not one regular expression over the whole token: a regex with a
+  // repeated alternation overflows its stack on a string of a few megabytes.
   private string(): string {
-    const tok = this.token(STRING);
-    if (tok === undefined) this.fail('Invalid string');
-    return JSON.parse(tok) as string;
+    const end = stringEnd(this.text, this.pos);
+    if (end === -1) this.fail('Unterminated string');
+    const tok = this.text.slice(this.pos, end + 1);
+    let value: unknown;
+    try {
+      // Escapes and raw control characters are JSON.parse's to check.
+      value = JSON.parse(tok);
+    } catch {
+      this.fail('Invalid string');
+    }
+    this.pos = end + 1;
+    return value as string;
   }
 
   private object(depth: number): Record<string, unknown> {

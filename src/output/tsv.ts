@@ -7,9 +7,12 @@ import { sanitize } from './sanitize.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-/** A cell: tab, newline, carriage return and backslash escaped, other controls removed. */
+/**
+ * A cell: controls removed first (a terminal sequence's own backslash goes with it), then
+ * tab, newline, carriage return and backslash escaped.
+ */
 export function tsvCell(text: string): string {
-  return sanitize(text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? ''));
+  return sanitize(text, { keepBreaks: true }).replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? '');
 }
 
 export function renderTsv(rows: readonly unknown[], defaults: readonly string[], fields?: readonly string[]): string {

@@ -1,5 +1,10 @@
 // /_sandbox: the dashboard's part (tokens) and the hooks tests need (the request log,
 // planting objects). Loopback clients only; no token, no rate limit, not in the request log.
+//
+// A web page the user visits is a loopback client too: its browser sends the requests.
+// So the admin endpoints also require a loopback Host (a page that rebinds its own name to
+// 127.0.0.1 sends its name: DNS rebinding), no foreign Origin, and JSON bodies declared as
+// application/json (a page may POST text/plain anywhere without asking: CSRF).
 
 import type { IncomingMessage } from 'node:http';
 import { RESOURCES } from '../resources.js';
@@ -21,12 +26,33 @@ function notAllowed(method: string, allow: string): Reply {
 }
 
 async function jsonBody(req: IncomingMessage): Promise<JsonValue | Reply> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    req.resume();
+    return fail(415, 'unsupported-media-type', 'Unsupported media type', 'Send the body with Content-Type: application/json.');
+  }
   const raw = await readBody(req);
   if (!raw) return fail(413, 'payload-too-large', 'Payload too large', 'The body is larger than 1 MiB.');
   try {
     return parseJson(raw.toString('utf8'));
   } catch (err) {
     return fail(400, 'bad-request', 'Bad request', `The body is not valid JSON: ${(err as Error).message}.`);
+  }
+}
+
+/** A Host header (name and optional port) that names a loopback address. */
+function isLoopbackName(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  return name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackName(u.host);
+  } catch {
+    return false;
   }
 }
 
@@ -37,6 +63,13 @@ function isReply(v: JsonValue | Reply): v is Reply {
 export async function handleAdmin(core: SandboxCore, req: IncomingMessage): Promise<Reply> {
   const ip = clientIp(req);
   if (!isLoopback(ip)) return fail(403, 'forbidden', 'Forbidden', 'The sandbox administration answers loopback clients only.');
+  if (!isLoopbackName(req.headers.host)) {
+    return fail(403, 'forbidden', 'Forbidden', 'The sandbox administration answers requests addressed to a loopback host only (Host: 127.0.0.1, localhost or [::1]).');
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    return fail(403, 'forbidden', 'Forbidden', 'The sandbox administration does not answer requests from web pages of other origins.');
+  }
   const method = req.method ?? 'GET';
   const { path } = splitTarget(req.url ?? '/');
   let segments: string[];

@@ -51,6 +51,11 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+function isLoopbackAddress(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 function printable(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
 }
@@ -97,8 +102,10 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
     });
   });
   // A client that sends garbage gets a 400 from Node; it must not take the server down.
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Too many or too long headers has its own status (RFC 6585), which says what to fix.
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
 
@@ -119,6 +126,12 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
 
   const { port } = server.address() as AddressInfo;
   const origin = `http://${urlHost(settings.host)}:${port}`;
+  if (!isLoopbackAddress(settings.host)) {
+    log(
+      `warning: the sandbox listens on ${settings.host}, where other machines can reach it; its API takes the tokens it prints, over plain http. ` +
+        'Use --host 127.0.0.1 unless you mean to share it (the admin endpoints answer loopback clients only).',
+    );
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `${origin}/v1`,

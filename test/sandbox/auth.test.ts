@@ -180,7 +180,7 @@ describe('admin hooks for tests', () => {
     const one = await api(sb.token, undefined, '/apps/ap-hostile1');
     expect(one.text).toBe(`{"publicId":"ap-hostile1","name":${JSON.stringify(hostile)},"status":"running","big":12345678901234567890}`);
     // Planting the same publicId again replaces it in place.
-    await req(`${sb.origin}/_sandbox/objects/apps`, { method: 'POST', body: '{"publicId":"ap-hostile1","name":"tame"}' });
+    await req(`${sb.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"publicId":"ap-hostile1","name":"tame"}' });
     expect((await api(sb.token, undefined, '/apps/ap-hostile1')).json()).toEqual({ publicId: 'ap-hostile1', name: 'tame' });
     expect((await req(`${sb.origin}/_sandbox/objects/nothing`, { method: 'POST', body: '{}' })).status).toBe(404);
   });

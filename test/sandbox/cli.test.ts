@@ -153,7 +153,7 @@ describe('--state', () => {
       const kept = await createToken(first.origin, 'kept');
       const created = await req(`${first.baseUrl}/apps`, { method: 'POST', token: first.token, headers: JSON_ACCEPT, body: '{"name":"made","big":12345678901234567890,"f":1.0}' });
       expect(created.status).toBe(201);
-      await req(`${first.origin}/_sandbox/objects/teams`, { method: 'POST', body: '{"publicId":"te-planted","name":"Planted"}' });
+      await req(`${first.origin}/_sandbox/objects/teams`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"publicId":"te-planted","name":"Planted"}' });
       const before = await allObjects(first.origin, 'apps');
       await first.stop();
 

@@ -176,3 +176,29 @@ export function expectCleanFailure(r: RunResult, code: number, token: string): v
   expect(sentences.length, context).toBeGreaterThanOrEqual(1);
   expect(sentences.length, context).toBeLessThanOrEqual(2);
 }
+
+/** Answers every request with this status, headers and body; `body` may use the request. */
+export function answer(status: number, headers: Record<string, string | ((req: IncomingMessage) => string)>, body: string | ((req: IncomingMessage) => string)): Behaviour {
+  return (req, res) => {
+    const resolved: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) resolved[k] = typeof v === 'function' ? v(req) : v;
+    res.writeHead(status, resolved);
+    res.end(typeof body === 'function' ? body(req) : body);
+  };
+}
+
+/** The bearer token a request carried ('' without one). */
+export function bearer(req: IncomingMessage): string {
+  return (req.headers.authorization ?? '').replace(/^Bearer /, '');
+}
+
+/** `text` with every character written as a JSON \u escape: the same string, another spelling. */
+export function jsonEscaped(text: string): string {
+  return [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+}
+
+/** Answers the first request with `first`, every later one with `rest`. */
+export function firstThen(first: Behaviour, rest: Behaviour): Behaviour {
+  let n = 0;
+  return (req, res) => (n++ === 0 ? first : rest)(req, res);
+}
