@@ -43,6 +43,9 @@ async function listOperations(ctx: Context): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.fields();
   const http = await ctx.http();
+  // Before the request: a bad --jq is a usage error with nothing sent.
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'], jq: ctx.opts.jq });
   const spinner = await ctx.io.spinner('Fetching the API reference…');
   let doc: unknown;
   let where: URL;
@@ -63,11 +66,9 @@ async function listOperations(ctx: Context): Promise<void> {
     spinner.stop();
   }
   const rows = operationsOf(doc, where, ctx.baseUrl());
-  const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'] });
-  printer.add(rows);
+  await printer.add(rows);
   await printer.end('list');
-  if (rows.length === 0 && format === 'table') ctx.io.note('The reference lists no operations.');
+  if (rows.length === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note('The reference lists no operations.');
 }
 
 /** The operations of an OpenAPI 3 (or Swagger 2) document: paths in the document's order, methods in METHODS order. */
