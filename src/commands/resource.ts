@@ -166,17 +166,18 @@ function chosenRelation(resource: Resource, opts: ListOptions): { relation: Rela
 class Cost {
   readonly walks: [string, number][] = [];
 
-  count(what: string): (pages: number) => void {
+  /** A counter for one walk, called on every response (a page the walk then drops counts too). */
+  count(what: string): () => void {
     const entry: [string, number] = [what, 0];
     this.walks.push(entry);
-    return (pages) => {
-      entry[1] = pages;
+    return () => {
+      entry[1]++;
     };
   }
 
   line(flag: string, id: string): string {
     const total = this.walks.reduce((sum, [, n]) => sum + n, 0);
-    const parts = this.walks.map(([what, n]) => `${what}: ${n} ${n === 1 ? 'page' : 'pages'}`);
+    const parts = this.walks.map(([what, n]) => `${what}: ${n}`);
     return `Filter --${flag} ${id}: ${total} ${total === 1 ? 'request' : 'requests'} (${parts.join(', ')})`;
   }
 }
@@ -214,8 +215,8 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
         all: opts.all === true,
         limit,
         page,
+        onResponse: pages,
         onPage: (n, total, r) => {
-          pages(n);
           rest = r;
           spinner.text(`Fetching ${resource.name}… page ${n}, ${total} so far`);
         },
@@ -269,8 +270,8 @@ async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, fi
     const pages = run.cost.count(what);
     yield* walkPages(http, req, {
       all: true,
+      onResponse: pages,
       onPage: (n, total) => {
-        pages(n);
         run.spinnerText(`Looking through ${what}… page ${n}, ${total} so far`);
       },
     });

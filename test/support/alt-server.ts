@@ -20,7 +20,18 @@ export interface AltOptions {
   pageSize?: number;
   /** Answer each request after this many milliseconds (a slow network, for spinners). */
   delayMs?: number;
+  /**
+   * References as nested objects ({"publicId", "displayName"}) under names of their own
+   * (owningTeam, application, deployTarget), instead of flat "…Id" strings. The sandbox
+   * sends flat strings named team, app, environment.
+   */
+  nestReferences?: boolean;
+  /** Say the collection's size in an X-Total-Count header. */
+  totalHeader?: boolean;
 }
+
+/** The names the nested form gives each flat reference field. */
+const NESTED_NAMES: Record<string, string> = { teamId: 'owningTeam', appId: 'application', environmentId: 'deployTarget' };
 
 export interface AltRequest {
   method: string;
@@ -212,7 +223,9 @@ export async function startAltServer(options: AltOptions = {}) {
       reply(res, 400, error('bad_cursor', 'The cursor is not valid.'), headers);
       return 400;
     }
-    const page = items.slice(start, start + pageSize);
+    let page = items.slice(start, start + pageSize);
+    if (options.nestReferences) page = page.map(nest);
+    if (options.totalHeader) headers['X-Total-Count'] = String(items.length);
     let next: string | undefined;
     if (start + pageSize < items.length) {
       const n = new URL(url.href);
@@ -228,6 +241,23 @@ export async function startAltServer(options: AltOptions = {}) {
       reply(res, 200, page, headers);
     }
     return 200;
+  };
+
+  const byId = new Map<string, Obj>();
+  for (const list of Object.values(data)) for (const o of list) byId.set(String(o.publicId), o);
+  const nest = (o: Obj): Obj => {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(o)) {
+      const name = NESTED_NAMES[k];
+      if (name === undefined || typeof v !== 'string') {
+        out[k] = v;
+        continue;
+      }
+      const target = byId.get(v);
+      const label = target?.displayName ?? target?.name;
+      out[name] = { publicId: v, ...(label !== undefined ? { displayName: label } : {}) };
+    }
+    return out;
   };
 
   const sockets = new Set<Socket>();
@@ -269,6 +299,11 @@ export async function startAltServer(options: AltOptions = {}) {
     },
     addObjects(resource: string, objects: Obj[]): void {
       (data[resource] ??= []).push(...objects);
+      for (const o of objects) byId.set(String(o.publicId), o);
+    },
+    /** The objects as the server holds them (flat references), for tests to compute expectations. */
+    objects(resource: string): readonly Obj[] {
+      return data[resource] ?? [];
     },
     /** The next `count` authenticated requests get 429 with Retry-After `seconds` ahead (an HTTP date). */
     force429(count: number, seconds: number): void {
