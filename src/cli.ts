@@ -63,6 +63,7 @@ function addResourceCommands(program: Command, r: Resource): void {
 
   cmd
     .command('get')
+    .alias('view')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
     .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))

@@ -141,7 +141,8 @@ async function printerFor(ctx: Context, resource: Resource, shape: 'list' | 'sin
     io: ctx.io,
     format,
     fields: ctx.fields(),
-    columns: resource.columns,
+    // tsv writes exactly these, present or not; the table shows those present.
+    columns: ['publicId', ...resource.columns],
     jq: ctx.opts.jq,
     names: format === 'table' ? nameLookup(ctx) : undefined,
     shape: shape === 'list' ? 'list' : undefined,

@@ -54,14 +54,15 @@ export function chooseColumns(rows: readonly unknown[], defaults: readonly strin
 }
 
 /**
- * The columns tsv writes, fixed by the resource so that `cut -fN` means the same field
- * whatever the data: --fields; else publicId and every declared column, present or not.
+ * The columns tsv writes, fixed by the caller so that `cut -fN` means the same field
+ * whatever the data: --fields; else every given column, present or not (for a resource,
+ * publicId and its declared columns: see commands/resource.ts).
  * Only output that belongs to no resource (`hostctl api`) takes its columns from the
  * first rows, which then hold for the rest of the output.
  */
 export function tsvColumns(rows: readonly unknown[], defaults: readonly string[], fields?: readonly string[]): readonly string[] {
   if (fields && fields.length > 0) return fields;
-  if (defaults.length > 0) return ['publicId', ...defaults.filter((c) => c !== 'publicId')];
+  if (defaults.length > 0) return defaults;
   const choice = chooseColumns(rows, [], undefined);
   return choice.fixed.length > 0 ? [...choice.fixed, ...choice.optional] : choice.optional;
 }

@@ -146,7 +146,8 @@ export function layout(
   keepAll: boolean,
 ): { shown: number[]; widths: number[] } {
   const shown = columns.map((_, i) => i);
-  const keep = (i: number) => columns[i] === 'publicId';
+  // Whole unless it cannot fit the terminal at all (a value no ID would be).
+  const keep = (i: number) => columns[i] === 'publicId' && (natural[i] ?? 0) <= width;
   const floor = (i: number) => (keep(i) ? (natural[i] ?? 0) : Math.min(natural[i] ?? 0, MIN_CUT));
   if (!keepAll) {
     const dropLast = (limit: (i: number) => number, stopAt: number) => {

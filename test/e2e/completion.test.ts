@@ -87,8 +87,8 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it("lists a resource's verbs and aliases, also after a command alias", async () => {
-    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get']);
-    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
+    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get', 'view']);
     expect(values(await engine(['']))).toEqual(expect.arrayContaining(['apps', 'environments', 'envs', 'auth', 'config', 'completion']));
   });
 
@@ -106,7 +106,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it('skips a global option and its value before the command', async () => {
-    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
   });
 
   it('completes -o / --output values, also as --output=', async () => {
@@ -325,7 +325,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
   });
 
   it("lists a resource's verbs", async () => {
-    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls']);
+    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'view']);
   });
 
   it('completes a flag name', async () => {
