@@ -279,8 +279,7 @@ const server = http.createServer((req, res) => {
   res.end(body);
 });
 server.keepAliveTimeout = 30000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '
-'));
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\n'));
 `;
 
 function startPagingServer(file, total, env) {

@@ -5,7 +5,7 @@
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { findResource, idProblem, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
-import { baseUrlKey } from '../config/state.js';
+import { baseUrlKey, MAX_IDS, MAX_NAMES } from '../config/state.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
 import type { Printer } from '../output/format.js';
@@ -101,7 +101,9 @@ class Seen {
       const id = publicIdOf(item);
       if (id === undefined) continue;
       // Newest first, as the state keeps them; only the first MAX_IDS are kept there.
-      if (list.length < 500) list.push(id);
+      if (list.length < MAX_IDS) list.push(id);
+      // The state keeps MAX_NAMES per base URL; a walk of 100,000 objects must not hold more.
+      if (this.names.size >= MAX_NAMES) continue;
       const name = nameOf(item);
       if (name !== undefined) this.names.set(id, name);
       // A nested reference may carry its name: {"team": {"publicId": "te-1", "name": "Acme"}}.

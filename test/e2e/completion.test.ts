@@ -315,6 +315,14 @@ const SKIPPED = mustRun ? [] : [...absent.keys()];
 
 const sorted = (list: string[]) => [...list].sort();
 
+describe.runIf(mustRun || !absent.has('fish'))('names beside IDs in fish', () => {
+  it('shows the name seen for each ID as its description', async () => {
+    const r = await runProcess('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', join(SCRIPTS, 'hostctl.fish'), 'hostctl apps get ap-7f3k-'], { env: shellEnv() });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+  });
+});
+
 describe.each(SKIPPED)('completion in %s', () => {
   it.skip('is skipped: the shell is not installed here', () => undefined);
 });
