@@ -16,10 +16,18 @@
 // Exits non-zero only when something could not be measured (a run failed, or the two
 // sides of (a) printed different data); a ratio over its target is reported, not fatal.
 //
+// and an output section: rows/s of `hostctl apps list --all -o FORMAT` for json, ndjson,
+// tsv and table at 10,000 and 100,000 objects, against a floor measured in the same run
+// (`curl` fetching every page | `jq -c '.[]'`), with the peak RSS of each. The objects come
+// from a small paging server of the bench's own (a child process, pages pre-rendered,
+// 100 a page, Link headers), so the server costs next to nothing. Targets: json, ndjson
+// and tsv within 2x the floor; table within 3x tsv; peak RSS under 100 MiB but table.
+//
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
-// --rss-runs N (default 10), --keep-env (see childEnv below), --sea (also the single-file
-// executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`, against
-// `node bin/hostctl.js` on three commands, then against its own Node (24) running
+// --rss-runs N (default 10), --output-runs N (runs per output case, default 3),
+// --section startup|output|all (default all), --keep-env (see childEnv below), --sea (also
+// the single-file executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`,
+// against `node bin/hostctl.js` on three commands, then against its own Node (24) running
 // bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
 
 import { build } from 'esbuild';
@@ -45,12 +53,14 @@ try {
       runs: { type: 'string', default: '40' },
       warmup: { type: 'string', default: '5' },
       'rss-runs': { type: 'string', default: '10' },
+      'output-runs': { type: 'string', default: '3' },
+      section: { type: 'string', default: 'all' },
       'keep-env': { type: 'boolean', default: false },
       sea: { type: 'boolean', default: false },
     },
   }));
 } catch (err) {
-  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--keep-env] [--sea]\n`);
+  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--output-runs N] [--section startup|output|all] [--keep-env] [--sea]\n`);
   process.exit(2);
 }
 
@@ -253,15 +263,157 @@ function quartiles(list) {
   return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil(((s.length - 1) * 3) / 4)]];
 }
 
+// The output section's server: N app-like objects, 100 a page, bare arrays with a Link
+// header to the next page. Pages are rendered once, at start, so a request costs a write.
+const PAGING_SERVER = String.raw`'use strict';
+const http = require('node:http');
+const total = Number(process.argv[2]);
+const size = 100;
+const hex = (n) => (n * 2654435761 >>> 0).toString(16).padStart(8, '0');
+const pages = [];
+for (let start = 0; start < total; start += size) {
+  const items = [];
+  for (let i = start; i < Math.min(total, start + size); i++) {
+    items.push({
+      publicId: 'ap-' + i.toString(36).padStart(8, '0'),
+      name: 'app-' + i,
+      status: i % 7 === 0 ? 'stopped' : 'running',
+      region: ['eu-west', 'us-east', 'ap-south'][i % 3],
+      team: 'te-' + (i % 50).toString(36).padStart(8, '0'),
+      commit: hex(i) + hex(i + 1) + hex(i + 2) + hex(i + 3) + hex(i + 4),
+      instances: i % 5,
+      createdAt: new Date(Date.UTC(2025, 0, 1) + i * 60000).toISOString(),
+      updatedAt: new Date(Date.UTC(2026, 0, 1) + i * 60000).toISOString(),
+    });
+  }
+  pages.push(Buffer.from(JSON.stringify(items)));
+}
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://bench.invalid');
+  const n = Number(url.searchParams.get('page') || '1');
+  const body = pages[n - 1] || Buffer.from('[]');
+  const headers = { 'content-type': 'application/json', 'content-length': body.length };
+  if (n < pages.length) headers.link = '</v1/apps?page=' + (n + 1) + '>; rel="next"';
+  res.writeHead(200, headers);
+  res.end(body);
+});
+server.keepAliveTimeout = 30000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\n'));
+`;
+
+function startPagingServer(file, total, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [file, String(total)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const rl = createInterface({ input: child.stdout });
+    child.on('exit', (code) => reject(new CannotMeasure(`the bench's paging server exited with ${code}.`)));
+    rl.on('line', (line) => {
+      rl.close();
+      child.removeAllListeners('exit');
+      resolve({ child, baseUrl: `http://127.0.0.1:${line.trim()}/v1`, pages: Math.ceil(total / 100) });
+    });
+  });
+}
+
+/** Wall time in ms of a shell pipeline, its stdout counted in lines. */
+function runShell(script, env) {
+  const started = process.hrtime.bigint();
+  const r = spawnSync('sh', ['-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 * 1024, timeout: 600_000 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (r.error || r.status !== 0) fail(`"${script}" ${r.error ? `failed: ${r.error.message}` : `exited with ${r.status ?? r.signal}`}. ${String(r.stderr ?? '').trim()}`);
+  return { ms, lines: String(r.stdout).split('\n').length - 1 };
+}
+
+const shq = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+async function outputSection(scratch, runs) {
+  const lines = [];
+  const have = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+  const floorMissing = ['curl', 'jq'].filter((c) => !have(c));
+  if (floorMissing.length > 0) lines.push(`The curl | jq floor is skipped: ${floorMissing.join(' and ')} not installed (apt-get install ${floorMissing.join(' ')}).`);
+  if (!existsSync(TIME)) fail(`${TIME} (GNU time) is needed for the peak RSS: install the "time" package.`);
+  const serverFile = join(scratch, 'paging-server.cjs');
+  writeFileSync(serverFile, PAGING_SERVER);
+  const rssFile = join(scratch, 'rss-output.txt');
+  const results = [];
+  for (const total of [10_000, 100_000]) {
+    const server = await startPagingServer(serverFile, total, childEnv({}));
+    try {
+      const env = childEnv({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'bench-token', HOSTCTL_CONFIG_DIR: join(scratch, `config-${total}`), COLUMNS: '160' });
+      const hostctl = (format) => `${shq(NODE)} ${shq(BIN)} apps list --all -o ${format}`;
+      const cases = [];
+      if (floorMissing.length === 0) {
+        cases.push(['curl | jq -c', `curl -sf -H 'accept: application/json' ${shq(`${server.baseUrl}/apps?page=[1-${server.pages}]`)} | jq -c '.[]'`, undefined]);
+      }
+      for (const format of ['json', 'ndjson', 'tsv', 'table']) cases.push([format, hostctl(format), format]);
+      for (const [name, script, format] of cases) {
+        const times = [];
+        let count = 0;
+        for (let i = 0; i < runs; i++) {
+          const r = runShell(script, env);
+          times.push(r.ms);
+          count = r.lines;
+        }
+        const expected = format === 'json' ? total * 11 + 2 : format === 'table' ? total + 1 : total;
+        if (count !== expected) fail(`${name} at ${total} objects printed ${count} lines, not ${expected}.`);
+        let peak;
+        if (format) {
+          const r = spawnSync(TIME, ['-f', '%M', '-o', rssFile, NODE, BIN, 'apps', 'list', '--all', '-o', format], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
+          if (r.status !== 0) fail(`hostctl apps list --all -o ${format} under ${TIME} exited with ${r.status}. ${String(r.stderr).trim()}`);
+          peak = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024;
+        }
+        results.push({ total, name, ms: median(times), peak });
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+  }
+  const header = ['objects', 'case', 'median', 'rows/s', 'vs floor', 'vs tsv', 'peak RSS', ''];
+  const table = [header];
+  let allPass = true;
+  for (const r of results) {
+    const floor = results.find((x) => x.total === r.total && x.name === 'curl | jq -c');
+    const tsv = results.find((x) => x.total === r.total && x.name === 'tsv');
+    const vsFloor = floor && r !== floor ? r.ms / floor.ms : undefined;
+    const vsTsv = r.name === 'table' && tsv ? r.ms / tsv.ms : undefined;
+    const checks = [];
+    if (vsFloor !== undefined && r.name !== 'table') checks.push(vsFloor <= 2);
+    if (vsTsv !== undefined) checks.push(vsTsv <= 3);
+    if (r.peak !== undefined && r.name !== 'table') checks.push(r.peak < 100);
+    const pass = checks.every(Boolean);
+    if (checks.length > 0) allPass &&= pass;
+    table.push([
+      r.total.toLocaleString('en'),
+      r.name,
+      `${(r.ms / 1000).toFixed(2)} s`,
+      Math.round(r.total / (r.ms / 1000)).toLocaleString('en'),
+      vsFloor === undefined ? '' : `${vsFloor.toFixed(2)}${r.name === 'table' ? '' : ' (≤ 2)'}`,
+      vsTsv === undefined ? '' : `${vsTsv.toFixed(2)} (≤ 3)`,
+      r.peak === undefined ? '' : `${r.peak.toFixed(1)} MiB${r.name === 'table' ? '' : ' (< 100)'}`,
+      checks.length === 0 ? 'info' : pass ? 'pass' : 'FAIL',
+    ]);
+  }
+  const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  lines.push(`Output: hostctl apps list --all -o FORMAT > pipe, median of ${runs} runs each; peak RSS of one run.`);
+  for (const row of table) lines.push(row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  lines.push(allPass ? 'All output targets are met.' : 'Some output targets are missed (timings are noisy on a busy machine; run it again on a quiet one).');
+  return lines;
+}
+
 async function main() {
   const RUNS = count(args.runs, '--runs');
   const WARMUP = count(args.warmup, '--warmup');
   const RSS_RUNS = count(args['rss-runs'], '--rss-runs');
   if (!existsSync(join(ROOT, 'dist', 'hostctl.cjs'))) fail('dist/ is missing or out of date: run "npm run build" first.');
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+  const OUTPUT_RUNS = count(args['output-runs'], '--output-runs');
+  if (!['all', 'startup', 'output'].includes(args.section)) fail(`--section takes startup, output or all, not "${args.section}".`);
   const scratch = mkdtempSync(join(tmpdir(), 'hostctl-bench-'));
   let sandbox;
   try {
+    if (args.section === 'output') {
+      for (const line of await outputSection(scratch, OUTPUT_RUNS)) console.log(line);
+      return 0;
+    }
     sandbox = await startSandbox(childEnv({}));
     const baselineFile = join(scratch, 'baseline.cjs');
     writeFileSync(baselineFile, BASELINE);
@@ -368,6 +520,10 @@ async function main() {
     }
     console.log('');
     console.log(allPass ? 'Every ratio meets its target.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
+    if (args.section === 'all') {
+      console.log('');
+      for (const line of await outputSection(scratch, OUTPUT_RUNS)) console.log(line);
+    }
     return 0;
   } finally {
     sandbox?.child.kill('SIGTERM');

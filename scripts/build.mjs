@@ -90,7 +90,7 @@ const cjsImportMeta = {
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
  * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
- * with ajv), tables (cli-table3, chalk, string-width), and the sandbox, which shares
+ * with ajv), tables (cli-table3, chalk, string-width), --jq (jq-wasm, 1.3 MB), and the sandbox, which shares
  * nothing with the client but the resource table. The program file, which every command
  * reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
@@ -100,6 +100,7 @@ const SEPARATE = {
   'cli-table3': ['cli-table3', 'cli-table3'],
   chalk: ['chalk', 'chalk'],
   'string-width': ['string-width', 'string-width'],
+  'jq-wasm': ['jq-wasm', 'jq-wasm'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
 };
 

@@ -41,8 +41,9 @@ function addResourceCommands(program: Command, r: Resource): void {
     .option('--limit <n>', 'stop after N objects')
     .option('--all', 'walk every page')
     .option('--page <n>', 'show page N (from 1)');
-  if (r.name === 'deployments') {
-    list.option('--environment <id>', 'only the deployments of this environment (en-…)');
+  for (const rel of r.relations ?? []) {
+    const target = RESOURCES.find((t) => t.name === rel.target);
+    list.option(`--${rel.flag} <id>`, `only the ${r.name} of this ${target?.singular ?? rel.flag}${target?.prefix ? ` (${target.prefix}…)` : ''}`);
   }
   list
     .addHelpText(
@@ -51,7 +52,7 @@ function addResourceCommands(program: Command, r: Resource): void {
         `hostctl ${r.name} list`,
         `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
         `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
-        ...(r.name === 'deployments' ? ['hostctl deployments list --environment en-…'] : []),
+        ...(r.relations ?? []).slice(0, 1).map((rel) => `hostctl ${r.name} list --${rel.flag} ${RESOURCES.find((t) => t.name === rel.target)?.prefix ?? ''}…`),
       ]),
     )
     .action(
@@ -63,6 +64,7 @@ function addResourceCommands(program: Command, r: Resource): void {
 
   cmd
     .command('get')
+    .alias('view')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
     .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))
@@ -85,6 +87,7 @@ export function buildProgram(): Command {
     .option('--json', 'same as -o json')
     .addOption(new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS))
     .option('--fields <list>', 'keep only these properties, e.g. publicId,name')
+    .option('--jq <expr>', 'filter the JSON output through jq (strings raw, as jq -r)')
     .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
     .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
     .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')

@@ -20,6 +20,8 @@ export interface GlobalOptions {
   json?: boolean;
   output?: string;
   fields?: string;
+  /** --jq EXPR, run over the JSON output (output/jq.ts). */
+  jq?: string;
   rateLimit?: boolean;
   /** false with --no-wait */
   wait?: boolean;

@@ -17,10 +17,40 @@ export interface Resource {
    * before a request; the document shows no prefix for the others.
    */
   readonly prefix?: string;
-  /** Columns shown after `publicId` when present, in this order. */
+  /**
+   * Columns after `publicId`, in priority order: the table drops the last first on a
+   * narrow terminal; tsv writes all of them always, empty where absent.
+   */
   readonly columns: readonly string[];
   readonly description: string;
+  /** `list` filters by a related object: `environments list --app ap-…`. */
+  readonly relations?: readonly Relation[];
 }
+
+/**
+ * A list filter. Without `route` or `through`, hostctl walks the collection and keeps the
+ * objects that reference the ID by value (see references() in commands/resource.ts),
+ * whatever the server calls the field.
+ */
+export interface Relation {
+  /** The flag, without dashes: `--app`. */
+  readonly flag: string;
+  /** The resource the ID belongs to (checks its prefix; names it in messages). */
+  readonly target: string;
+  /** The API's own way, where it has one: a path with `{id}`. */
+  readonly route?: string;
+  /**
+   * Reached through another resource: the objects of `through` that reference the ID are
+   * found first, then the objects that reference any of them.
+   */
+  readonly through?: string;
+}
+
+/**
+ * Fields that name an object, in the order tried: the names shown beside IDs (tables,
+ * the detail view, completion) come from these, whatever the server calls them.
+ */
+export const NAME_FIELDS: readonly string[] = ['name', 'displayName', 'fullName', 'title', 'label', 'hostname', 'fqdn', 'email'];
 
 export const RESOURCES: readonly Resource[] = [
   {
@@ -31,6 +61,7 @@ export const RESOURCES: readonly Resource[] = [
     prefix: 'ap-',
     columns: ['name', 'status', 'region', 'team', 'updatedAt'],
     description: 'Apps',
+    relations: [{ flag: 'team', target: 'teams' }],
   },
   {
     name: 'environments',
@@ -40,6 +71,7 @@ export const RESOURCES: readonly Resource[] = [
     prefix: 'en-',
     columns: ['name', 'app', 'status', 'region', 'updatedAt'],
     description: 'Environments of apps',
+    relations: [{ flag: 'app', target: 'apps' }],
   },
   {
     name: 'deployments',
@@ -48,6 +80,10 @@ export const RESOURCES: readonly Resource[] = [
     path: '/deployments',
     columns: ['environment', 'status', 'commit', 'createdAt'],
     description: 'Deployments of environments',
+    relations: [
+      { flag: 'environment', target: 'environments', route: '/environments/{id}/deployments' },
+      { flag: 'app', target: 'apps', through: 'environments' },
+    ],
   },
   {
     name: 'domains',
@@ -57,6 +93,10 @@ export const RESOURCES: readonly Resource[] = [
     prefix: 'do-',
     columns: ['hostname', 'environment', 'status', 'createdAt'],
     description: 'Domains',
+    relations: [
+      { flag: 'environment', target: 'environments' },
+      { flag: 'app', target: 'apps', through: 'environments' },
+    ],
   },
   {
     name: 'teams',
@@ -73,6 +113,7 @@ export const RESOURCES: readonly Resource[] = [
     path: '/people',
     columns: ['name', 'email', 'role', 'team'],
     description: 'People',
+    relations: [{ flag: 'team', target: 'teams' }],
   },
   {
     name: 'payment-methods',
@@ -81,6 +122,7 @@ export const RESOURCES: readonly Resource[] = [
     path: '/payment-methods',
     columns: ['type', 'brand', 'last4', 'team', 'expiresAt'],
     description: 'Payment methods',
+    relations: [{ flag: 'team', target: 'teams' }],
   },
 ];
 

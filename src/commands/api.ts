@@ -296,7 +296,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
   }
 
   const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields: fieldsFlag });
+  const printer = await createPrinter({ io: ctx.io, format, fields: fieldsFlag, jq: ctx.opts.jq, shape: o.paginate ? 'list' : undefined });
   const head = o.include ? (res: ApiResponse) => printHead(ctx.io, http, res) : undefined;
   const label = `${method} ${oneLine(path, 60)}`;
   const spinner = await ctx.io.spinner(`${label}…`);
@@ -314,7 +314,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
         },
         onPage: (pages, n) => spinner.text(`${label}… page ${pages}, ${n} so far`),
       })) {
-        printer.add(items);
+        await printer.add(items);
       }
     } finally {
       spinner.stop();
@@ -410,10 +410,10 @@ async function printBody(
     return;
   }
   if (Array.isArray(value.v)) {
-    printer.add(value.v);
+    await printer.add(value.v);
     await printer.end('list');
   } else {
-    printer.add([value.v]);
+    await printer.add([value.v]);
     await printer.end('single');
   }
 }

@@ -213,11 +213,10 @@ function profileOrigin(ctx: Context): string {
   return ctx.config().defaultProfile ? 'defaultProfile in config' : 'default';
 }
 
-function wantsJson(ctx: Context): boolean {
-  return ctx.opts.json === true || ctx.opts.output === 'json' || ctx.opts.output === 'ndjson';
-}
 
 export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<void> {
+  const { dataPrinter } = await import('../output/format.js');
+  const printer = await dataPrinter(ctx);
   const profile = ctx.profileName();
   const prof = ctx.profile();
   const src = ctx.baseUrlSource();
@@ -258,8 +257,12 @@ export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<v
     report.check = 'skipped';
   }
 
-  if (wantsJson(ctx)) ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
-  else ctx.io.out(formatStatus(report, ctx));
+  if (printer) {
+    await printer.add([report]);
+    await printer.end('single');
+  } else {
+    ctx.io.out(formatStatus(report, ctx));
+  }
   if (failure) throw failure;
 }
 

@@ -15,7 +15,7 @@ import { writeSync } from 'node:fs';
 import type { Command, Option } from 'commander';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
-import { StateStore } from '../config/state.js';
+import { StateStore, baseUrlKey } from '../config/state.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 
@@ -36,6 +36,8 @@ const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output'];
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The same care for the reference's operation IDs (no slash: a slash makes a path). */
 const PLAIN_OPERATION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** Field names offered for --fields: plain ones only, for the same reason. */
+const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** The part of a commander command that completion reads, as plain data. */
 export interface CommandSpec {
@@ -155,7 +157,7 @@ export function complete(words: readonly string[], env: NodeJS.ProcessEnv, progr
   // The sandbox parses its own flags (see cli.ts); its completion would need a second list.
   if (walk.cmd.name === 'sandbox') return [];
 
-  if (walk.pending) return filter(optionValues(walk.pending, walk, sources), current);
+  if (walk.pending) return filter(listValues(walk.pending, optionValues(walk.pending, walk, sources), current), current);
 
   if (current.startsWith('--') && current.includes('=')) {
     const eq = current.indexOf('=');
@@ -163,9 +165,10 @@ export function complete(words: readonly string[], env: NodeJS.ProcessEnv, progr
     const opt = findOption(walk.cmd, flag);
     if (!opt || !takesValue(opt)) return [];
     const values = optionValues(opt, walk, sources);
-    if (values === 'files') return values;
+    const listed = listValues(opt, values, current.slice(eq + 1));
+    if (listed === 'files') return listed;
     return filter(
-      values.map((c) => ({ ...c, value: `${flag}=${c.value}` })),
+      listed.map((c) => ({ ...c, value: `${flag}=${c.value}` })),
       current,
     );
   }
@@ -272,8 +275,22 @@ function subcommandCandidates(cmd: Cmd): Candidate[] {
   return out;
 }
 
+/**
+ * `--fields a,b,<Tab>`: a comma-separated list completes its last item, each candidate
+ * carrying the items before it; items already given are not offered again.
+ */
+function listValues(opt: OptionSpec, values: Candidate[] | 'files', current: string): Candidate[] | 'files' {
+  if (opt.long !== '--fields' || values === 'files') return values;
+  const comma = current.lastIndexOf(',');
+  const before = current.slice(0, comma + 1);
+  const given = new Set(before.split(',').filter(Boolean));
+  return values.filter((c) => !given.has(c.value)).map((c) => ({ ...c, value: `${before}${c.value}` }));
+}
+
 function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[] | 'files' {
   if (opt.argChoices) return opt.argChoices.map((value) => ({ value }));
+  const relation = resourceOf(walk.cmd)?.relations?.find((r) => `--${r.flag}` === opt.long);
+  if (relation) return sources.ids(relation.target);
   switch (opt.long) {
     case '--profile':
       return sources.profiles();
@@ -284,8 +301,9 @@ function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[
     case '--method':
       return METHODS.map((value) => ({ value }));
     case '--fields': {
+      // The declared columns, then every field seen in this resource's objects before.
       const resource = resourceOf(walk.cmd);
-      return resource ? ['publicId', ...resource.columns].map((value) => ({ value })) : [];
+      return resource ? [...new Set(['publicId', ...resource.columns, ...sources.fields(resource.name)])].map((value) => ({ value })) : [];
     }
     default:
       return [];
@@ -361,17 +379,42 @@ class Sources {
     return [...names].sort().map((value) => ({ value, description: config.profiles[value]?.baseUrl }));
   }
 
+  private store?: StateStore;
+
+  private state(): StateStore {
+    return (this.store ??= new StateStore(stateFile(this.env)));
+  }
+
+  /** The key of the ID cache: the base URL, as Context.baseUrl() finds it. */
+  private baseKey(): string | undefined {
+    const raw = this.rawBaseUrl();
+    return raw ? baseUrlKey(raw) : undefined;
+  }
+
+  /** The base URL in effect, as Context.baseUrl() finds it: flag, environment, profile. */
+  private rawBaseUrl(): string | undefined {
+    return this.values.get('--base-url') || this.env.HOSTCTL_BASE_URL || this.readConfig().profiles[this.profileName()]?.baseUrl;
+  }
+
+  /** IDs seen on this base URL, with the names seen beside them as descriptions (zsh, fish). */
   ids(resource: string): Candidate[] {
-    const store = new StateStore(stateFile(this.env));
-    return store
-      .knownIds(this.profileName(), resource)
+    const base = this.baseKey();
+    if (base === undefined) return [];
+    const names = this.state().knownNames(base);
+    return this.state()
+      .knownIds(base, resource)
       .filter((id) => PLAIN_ID.test(id))
-      .map((value) => ({ value }));
+      .map((value) => ({ value, description: Object.hasOwn(names, value) ? names[value] : undefined }));
+  }
+
+  fields(resource: string): string[] {
+    const base = this.baseKey();
+    return base === undefined ? [] : this.state().knownFields(base, resource).filter((f) => PLAIN_FIELD.test(f));
   }
 
   /** The operation IDs of the kept reference for the base URL in effect (no request, whatever its age). */
   operationIds(): Candidate[] {
-    const base = this.values.get('--base-url') || this.env.HOSTCTL_BASE_URL || this.readConfig().profiles[this.profileName()]?.baseUrl;
+    const base = this.rawBaseUrl();
     if (!base) return [];
     const ops = readKept(base, this.env)?.operations ?? [];
     return ops.flatMap((op) => (op.operationId !== null && PLAIN_OPERATION_ID.test(op.operationId) ? [{ value: op.operationId, description: `${op.method} ${op.path}` }] : []));

@@ -28,9 +28,6 @@ function lookup(config: ConfigData, k: ConfigKey): string | undefined {
   return config.profiles[k.profile]?.[k.field];
 }
 
-function wantsJson(ctx: Context): boolean {
-  return ctx.opts.json === true || ctx.opts.output === 'json' || ctx.opts.output === 'ndjson';
-}
 
 export async function configRun(ctx: Context, verb: Verb, args: string[]): Promise<void> {
   const [key = '', value = ''] = args;
@@ -40,8 +37,11 @@ export async function configRun(ctx: Context, verb: Verb, args: string[]): Promi
       return;
     case 'list': {
       const config = ctx.config();
-      if (wantsJson(ctx)) {
-        ctx.io.out(`${JSON.stringify(config, null, 2)}\n`);
+      const { dataPrinter } = await import('../output/format.js');
+      const printer = await dataPrinter(ctx);
+      if (printer) {
+        await printer.add([config]);
+        await printer.end('single');
         return;
       }
       ctx.io.out(flatten(config).map(([k, v]) => `${k}=${v}\n`).join(''));

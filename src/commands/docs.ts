@@ -49,14 +49,15 @@ export async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
 async function listOperations(ctx: Context, refresh: boolean): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.fields();
+  // Before the request: a bad --jq is a usage error with nothing sent.
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'], jq: ctx.opts.jq });
   const { currentReference, refreshReference } = await import('../reference/reference.js');
   const ref = refresh ? await refreshReference(ctx) : await currentReference(ctx);
   const rows = ref.operations.map(toRow);
-  const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'] });
-  printer.add(rows);
+  await printer.add(rows);
   await printer.end('list');
-  if (rows.length === 0 && format === 'table') ctx.io.note('The reference lists no operations.');
+  if (rows.length === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note('The reference lists no operations.');
 }
 
 function toRow(op: Operation): OperationRow {
@@ -77,12 +78,12 @@ export async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
   const fields = ctx.fields();
   const { diffReferences, refreshReference } = await import('../reference/reference.js');
   const { readKept } = await import('../reference/store.js');
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['change', 'operationId', 'method', 'path', 'details'], jq: ctx.opts.jq });
   const kept = readKept(ctx.baseUrl(), ctx.env);
   const current = await refreshReference(ctx);
   const rows = kept ? diffReferences(kept.operations, current.operations) : [];
-  const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['change', 'operationId', 'method', 'path', 'details'] });
-  printer.add(rows);
+  await printer.add(rows);
   await printer.end('list');
   if (!kept) {
     ctx.io.note(`No reference was kept for ${current.baseUrl} yet, so there is nothing to compare; kept the current one (${current.operations.length} operations) for the next "hostctl docs diff".`);

@@ -46,6 +46,9 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
   // and -R then reads the same state this command shows.
   const token = await ctx.token();
+  const { createPrinter } = await import('../output/format.js');
+  // Before any request: a bad --jq is a usage error with nothing sent.
+  const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
 
   if (o.refresh) {
     const http = await ctx.http();
@@ -70,7 +73,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   const now = Date.now();
   const rate = ctx.state().getRate(token.fingerprint);
   const known = rate?.remaining !== undefined;
-  const table = format === 'table' && !fields;
+  const table = format === 'table' && !fields && ctx.opts.jq === undefined;
   if (!known) {
     // The table's own line already says "unknown"; the other formats need the words.
     ctx.io.note(
@@ -93,9 +96,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   }
 
   const report = rateReport(rate, now);
-  const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
-  if (known || format === 'json' || format === 'ndjson') printer.add([report]);
+  if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');
 }

@@ -1,33 +1,75 @@
 // `list` and `get` for every resource in the table (src/resources.ts): one implementation,
-// seven resources.
+// seven resources, and the relation filters (`environments list --app ap-…`) the table
+// declares.
 
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { findResource, idProblem, type Resource } from '../resources.js';
-import type { ApiRequest } from '../http/client.js';
+import { findResource, idProblem, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
+import { baseUrlKey, MAX_IDS, MAX_NAMES } from '../config/state.js';
+import type { ApiRequest, HttpClient } from '../http/client.js';
+import type { PageRest } from '../http/paging.js';
+import type { Printer } from '../output/format.js';
 
 export interface ListOptions {
   limit?: string;
   all?: boolean;
   page?: string;
-  environment?: string;
+  /** Relation filters: --app, --environment, --team (see Resource.relations). */
+  [flag: string]: string | boolean | undefined;
 }
 
 /** The longest URL one batch `get` sends; longer batches are split. */
 export const MAX_URL_BYTES = 4096;
+/**
+ * `--app` through environments: at most this many environments are asked one by one by
+ * the API's own route (one request each); more, and one walk of the whole collection is
+ * likely cheaper.
+ */
+const MAX_ROUTE_CALLS = 3;
 
-function positiveInt(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
+function positiveInt(raw: string | boolean | undefined, flag: string): number | undefined {
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
     throw new UsageError(`${flag} takes a whole number from 1 up, not "${raw}".`, `For example: ${flag} 10`);
   }
   return Number(raw);
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 function publicIdOf(item: unknown): string | undefined {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
-  const id = (item as Record<string, unknown>).publicId;
+  if (!isRecord(item)) return undefined;
+  const id = item.publicId;
   return typeof id === 'string' ? id : undefined;
+}
+
+function nameOf(item: Record<string, unknown>): string | undefined {
+  for (const f of NAME_FIELDS) {
+    const v = item[f];
+    if (typeof v === 'string' && v !== '') return v;
+  }
+  return undefined;
+}
+
+/**
+ * Whether `item` references one of `ids` by value: a field equal to it, or a nested object
+ * whose publicId is it (in arrays too), whatever the field is called. Its own publicId
+ * does not count.
+ */
+export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): boolean {
+  if (typeof item === 'string') return depth > 0 && ids.has(item);
+  if (Array.isArray(item)) return depth < 4 && item.some((el: unknown) => references(el, ids, depth + 1));
+  if (!isRecord(item) || depth >= 4) return false;
+  for (const [key, value] of Object.entries(item)) {
+    if (key === 'publicId') {
+      if (depth > 0 && typeof value === 'string' && ids.has(value)) return true;
+      continue;
+    }
+    if (references(value, ids, depth + 1)) return true;
+  }
+  return false;
 }
 
 function checkIds(resource: Resource, ids: readonly string[]): void {
@@ -37,41 +79,243 @@ function checkIds(resource: Resource, ids: readonly string[]): void {
   }
 }
 
+/**
+ * Public IDs and names seen in this run, for completion and for showing references by
+ * name later with no request. Written to the state once, at the end.
+ */
+class Seen {
+  private readonly ids = new Map<string, string[]>();
+  private readonly names = new Map<string, string>();
+  private readonly fields = new Map<string, Set<string>>();
+
+  constructor(private readonly ctx: Context) {}
+
+  add(resource: string, items: readonly unknown[]): void {
+    let list = this.ids.get(resource);
+    if (!list) this.ids.set(resource, (list = []));
+    let fields = this.fields.get(resource);
+    if (!fields) this.fields.set(resource, (fields = new Set()));
+    for (const item of items) {
+      if (!isRecord(item)) continue;
+      if (fields.size < 200) for (const key of Object.keys(item)) if (!key.startsWith('@')) fields.add(key);
+      const id = publicIdOf(item);
+      if (id === undefined) continue;
+      // Newest first, as the state keeps them; only the first MAX_IDS are kept there.
+      if (list.length < MAX_IDS) list.push(id);
+      // The state keeps MAX_NAMES per base URL; a walk of 100,000 objects must not hold more.
+      if (this.names.size >= MAX_NAMES) continue;
+      const name = nameOf(item);
+      if (name !== undefined) this.names.set(id, name);
+      // A nested reference may carry its name: {"team": {"publicId": "te-1", "name": "Acme"}}.
+      for (const value of Object.values(item)) {
+        const ref = publicIdOf(value);
+        const refName = ref !== undefined && isRecord(value) ? nameOf(value) : undefined;
+        if (ref !== undefined && refName !== undefined) this.names.set(ref, refName);
+      }
+    }
+  }
+
+  save(): void {
+    const base = cacheKey(this.ctx);
+    if (base === undefined) return;
+    const state = this.ctx.state();
+    for (const [resource, ids] of this.ids) state.rememberIds(base, resource, ids);
+    for (const [resource, fields] of this.fields) if (fields.size > 0) state.rememberFields(base, resource, [...fields]);
+    if (this.names.size > 0) state.rememberNames(base, this.names);
+  }
+}
+
+function cacheKey(ctx: Context): string | undefined {
+  return baseUrlKey(ctx.baseUrl().href);
+}
+
+/** Names seen before on this base URL, for references shown as "name (ID)". */
+function nameLookup(ctx: Context): (id: string) => string | undefined {
+  const base = cacheKey(ctx);
+  const names = base === undefined ? {} : ctx.state().knownNames(base);
+  return (id) => (Object.hasOwn(names, id) ? names[id] : undefined);
+}
+
+async function printerFor(ctx: Context, resource: Resource, shape: 'list' | 'single'): Promise<Printer> {
+  const { createPrinter } = await import('../output/format.js');
+  const format = ctx.outputFormat();
+  return createPrinter({
+    io: ctx.io,
+    format,
+    fields: ctx.fields(),
+    // tsv writes exactly these, present or not; the table shows those present.
+    columns: ['publicId', ...resource.columns],
+    jq: ctx.opts.jq,
+    names: format === 'table' ? nameLookup(ctx) : undefined,
+    shape: shape === 'list' ? 'list' : undefined,
+  });
+}
+
+/** The relation filter given, if any; two at once is a usage error. */
+function chosenRelation(resource: Resource, opts: ListOptions): { relation: Relation; id: string } | undefined {
+  const given = (resource.relations ?? []).filter((r) => typeof opts[r.flag] === 'string');
+  if (given.length > 1) {
+    throw new UsageError(`Give only one of ${given.map((r) => `--${r.flag}`).join(', ')}.`, `For example: hostctl ${resource.name} list --${given[0]?.flag} …`);
+  }
+  const relation = given[0];
+  if (!relation) return undefined;
+  const id = String(opts[relation.flag]);
+  const target = findResource(relation.target);
+  if (target) checkIds(target, [id]);
+  return { relation, id };
+}
+
+/** Requests spent by a filter, per collection walked, for -R. */
+class Cost {
+  readonly walks: [string, number][] = [];
+
+  /** A counter for one walk, called on every response (a page the walk then drops counts too). */
+  count(what: string): () => void {
+    const entry: [string, number] = [what, 0];
+    this.walks.push(entry);
+    return () => {
+      entry[1]++;
+    };
+  }
+
+  line(flag: string, id: string): string {
+    const total = this.walks.reduce((sum, [, n]) => sum + n, 0);
+    const parts = this.walks.map(([what, n]) => `${what}: ${n}`);
+    return `Filter --${flag} ${id}: ${total} ${total === 1 ? 'request' : 'requests'} (${parts.join(', ')})`;
+  }
+}
+
 export async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Promise<void> {
-  // Everything the user typed is checked before a request is sent.
+  // Everything the user typed is checked before a request is sent, --jq included.
   const limit = positiveInt(opts.limit, '--limit');
   const page = positiveInt(opts.page, '--page');
-  let path = resource.path;
-  if (opts.environment !== undefined) {
-    const environments = findResource('environments');
-    if (environments) checkIds(environments, [opts.environment]);
-    path = `/environments/${encodeURIComponent(opts.environment)}/deployments`;
+  const filter = chosenRelation(resource, opts);
+  const walked = filter !== undefined && filter.relation.route === undefined;
+  if (walked && page !== undefined) {
+    throw new UsageError(`--page does not combine with --${filter.relation.flag}: the filter walks the whole collection.`, 'Use --limit N to stop early.');
   }
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
-
   const http = await ctx.http();
-  const [{ walkPages }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  const printer = await printerFor(ctx, resource, 'list');
+  const { walkPages } = await import('../http/paging.js');
   const spinner = await ctx.io.spinner(`Fetching ${resource.name}…`);
-  const profile = ctx.profileName();
+  const seen = new Seen(ctx);
+  const cost = new Cost();
   let count = 0;
+  let rest: PageRest | undefined;
+
+  const print = async (items: readonly unknown[]) => {
+    count += items.length;
+    seen.add(resource.name, items);
+    await printer.add(items);
+  };
+
   try {
-    for await (const items of walkPages(http, { path }, {
-      all: opts.all === true,
-      limit,
-      page,
-      onPage: (pages, n) => spinner.text(`Fetching ${resource.name}… page ${pages}, ${n} so far`),
-    })) {
-      count += items.length;
-      ctx.state().rememberIds(profile, resource.name, items.map(publicIdOf).filter((id): id is string => id !== undefined));
-      printer.add(items);
+    if (!walked) {
+      const path = filter ? (filter.relation.route ?? '').replace('{id}', encodeURIComponent(filter.id)) : resource.path;
+      const pages = cost.count(resource.name);
+      for await (const items of walkPages(http, { path }, {
+        all: opts.all === true,
+        limit,
+        page,
+        onResponse: pages,
+        onPage: (n, total, r) => {
+          rest = r;
+          spinner.text(`Fetching ${resource.name}… page ${n}, ${total} so far`);
+        },
+      })) {
+        await print(items);
+      }
+    } else {
+      await filterWalk(ctx, http, resource, filter, { limit, cost, seen, print, spinnerText: (t) => spinner.text(t) });
     }
   } finally {
     spinner.stop();
+    seen.save();
   }
   await printer.end('list');
-  if (count === 0 && format === 'table') ctx.io.note(`No ${resource.name} found.`);
+  if (filter && ctx.opts.rateLimit) ctx.io.stderr.write(`${cost.line(filter.relation.flag, filter.id)}\n`);
+  if (count === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note(`No ${resource.name} found.`);
+  if (!walked && rest && opts.all !== true && limit === undefined && ctx.io.stdoutIsTTY) {
+    const note = partialNote(resource, count, page ?? 1, rest);
+    if (note) ctx.io.note(note);
+  }
+}
+
+/** "Showing 30 of 108 apps. Use --all for every page, or --page 2." when there is more. */
+export function partialNote(resource: Resource, count: number, page: number, rest: PageRest): string | undefined {
+  const more = `Use --all for every page, or --page ${page + 1}.`;
+  if (rest.total !== undefined && page === 1) return rest.total > count ? `Showing ${count} of ${rest.total} ${resource.name}. ${more}` : undefined;
+  if (rest.next) return `Showing ${count} ${resource.name}; there are more. ${more}`;
+  // A bare array says nothing of what follows; a page of a round size may well be full.
+  if (rest.full && count >= 10 && (count % 10 === 0 || count % 25 === 0)) return `Showing ${count} ${resource.name}; there may be more. ${more}`;
+  return undefined;
+}
+
+interface FilterRun {
+  limit?: number;
+  cost: Cost;
+  seen: Seen;
+  print: (items: readonly unknown[]) => Promise<void>;
+  spinnerText: (text: string) => void;
+}
+
+/**
+ * A filter the API has no route for: walk the collection and keep the objects that
+ * reference the ID. Through another resource (`deployments list --app`): first the
+ * objects of that resource which reference the ID, then the objects referencing any of
+ * them, by the API's route for that step where it has one and it is cheaper.
+ */
+async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: { relation: Relation; id: string }, run: FilterRun): Promise<void> {
+  const { walkPages } = await import('../http/paging.js');
+  let ids = new Set([filter.id]);
+  const walk = async function* (what: string, req: ApiRequest): AsyncGenerator<unknown[]> {
+    const pages = run.cost.count(what);
+    yield* walkPages(http, req, {
+      all: true,
+      onResponse: pages,
+      onPage: (n, total) => {
+        run.spinnerText(`Looking through ${what}… page ${n}, ${total} so far`);
+      },
+    });
+  };
+
+  const through = filter.relation.through ? findResource(filter.relation.through) : undefined;
+  if (through) {
+    const found = new Set<string>();
+    for await (const items of walk(through.name, { path: through.path })) {
+      run.seen.add(through.name, items);
+      for (const item of items) {
+        const id = publicIdOf(item);
+        if (id !== undefined && references(item, ids)) found.add(id);
+      }
+    }
+    ids = found;
+    if (ids.size === 0) return;
+    const route = resource.relations?.find((r) => r.target === through.name && r.route)?.route;
+    if (route && ids.size <= MAX_ROUTE_CALLS) {
+      let count = 0;
+      for (const id of ids) {
+        for await (const items of walk(`${through.name}/${id}/${resource.name}`, { path: route.replace('{id}', encodeURIComponent(id)) })) {
+          const kept = run.limit === undefined ? items : items.slice(0, run.limit - count);
+          count += kept.length;
+          await run.print(kept);
+          if (run.limit !== undefined && count >= run.limit) return;
+        }
+      }
+      return;
+    }
+  }
+
+  let count = 0;
+  for await (const items of walk(resource.name, { path: resource.path })) {
+    let kept = items.filter((item) => references(item, ids));
+    if (run.limit !== undefined) kept = kept.slice(0, run.limit - count);
+    count += kept.length;
+    if (kept.length > 0) await run.print(kept);
+    // Leaving the loop ends the walk: no further page is fetched.
+    if (run.limit !== undefined && count >= run.limit) return;
+  }
 }
 
 /** Splits IDs into batches whose request URL stays within MAX_URL_BYTES. */
@@ -96,13 +340,13 @@ export function batchIds(baseLength: number, ids: readonly string[]): string[][]
 export async function getRun(ctx: Context, resource: Resource, rawIds: string[]): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
-  const format = ctx.outputFormat();
-  const fields = ctx.fields();
 
   const http = await ctx.http();
-  const [{ pageOf }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
+  const printer = await printerFor(ctx, resource, rawIds.length === 1 ? 'single' : 'list');
+  const { pageOf } = await import('../http/paging.js');
   const found = new Map<string, unknown>();
   const spinner = await ctx.io.spinner(`Fetching ${ids.length === 1 ? resource.singular : resource.name}…`);
+  const seen = new Seen(ctx);
   try {
     for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
       const wanted = new Set(batch);
@@ -122,15 +366,15 @@ export async function getRun(ctx: Context, resource: Resource, rawIds: string[])
     }
   } finally {
     spinner.stop();
+    seen.add(resource.name, [...found.values()]);
+    seen.save();
   }
 
-  ctx.state().rememberIds(ctx.profileName(), resource.name, [...found.keys()]);
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
   const missing: string[] = [];
   for (const id of ids) {
     const item = found.get(id);
     if (item === undefined) missing.push(id);
-    else printer.add([item]);
+    else await printer.add([item]);
   }
   if (found.size > 0) await printer.end(rawIds.length === 1 ? 'single' : 'list');
   for (const id of missing) ctx.io.stderr.write(`not found: ${id}\n`);

@@ -23,12 +23,36 @@ export interface RejectedMark {
 interface StateData {
   rateLimits: Record<string, RateState>;
   rejected: Record<string, RejectedMark>;
-  /** profile -> resource name -> public IDs, newest first. */
+  /**
+   * base URL -> resource name -> public IDs, newest first. By base URL, not profile: two
+   * profiles on one platform share IDs, and a sandbox's IDs are never offered for another.
+   */
   ids: Record<string, Record<string, string[]>>;
+  /** base URL -> public ID -> name, for references and completion (no request needed). */
+  names: Record<string, Record<string, string>>;
+  /** base URL -> resource name -> field names seen, for completing --fields. */
+  fields: Record<string, Record<string, string[]>>;
 }
 
-/** How many IDs per resource and profile are kept for completion. */
+/** The key of the ID cache for a base URL, as Context.baseUrl() normalises it. */
+export function baseUrlKey(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    url.search = '';
+    url.hash = '';
+    url.pathname = url.pathname.replace(/\/+$/, '');
+    return url.href.replace(/\/+$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many IDs per resource and base URL are kept for completion. */
 export const MAX_IDS = 500;
+/** How many names per base URL are kept. */
+export const MAX_NAMES = 5000;
+/** How many field names per resource and base URL are kept. */
+export const MAX_FIELDS = 200;
 
 /** State is optional: a save that cannot have the lock within 2 s writes without it. */
 const STATE_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
@@ -160,16 +184,45 @@ export class StateStore {
     return (this.fallbackMarks = all);
   }
 
-  knownIds(profile: string, resource: string): string[] {
-    return this.load().ids[profile]?.[resource] ?? [];
+  knownIds(base: string, resource: string): string[] {
+    return this.load().ids[base]?.[resource] ?? [];
   }
 
-  rememberIds(profile: string, resource: string, ids: readonly string[]): void {
+  rememberIds(base: string, resource: string, ids: readonly string[]): void {
     if (ids.length === 0) return;
     this.change((d) => {
-      const byResource = (d.ids[profile] ??= {});
+      const byResource = (d.ids[base] ??= {});
       const merged = [...new Set([...ids, ...(byResource[resource] ?? [])])];
       byResource[resource] = merged.slice(0, MAX_IDS);
+    });
+  }
+
+  /** The names seen for public IDs on this base URL. */
+  knownNames(base: string): Readonly<Record<string, string>> {
+    return this.load().names[base] ?? {};
+  }
+
+  knownFields(base: string, resource: string): string[] {
+    return this.load().fields[base]?.[resource] ?? [];
+  }
+
+  rememberFields(base: string, resource: string, fields: readonly string[]): void {
+    const known = new Set(this.knownFields(base, resource));
+    if (fields.every((f) => known.has(f))) return;
+    this.change((d) => {
+      const byResource = (d.fields[base] ??= {});
+      byResource[resource] = [...new Set([...(byResource[resource] ?? []), ...fields])].slice(0, MAX_FIELDS);
+    });
+  }
+
+  rememberNames(base: string, names: ReadonlyMap<string, string>): void {
+    const known = this.knownNames(base);
+    if ([...names].every(([id, name]) => known[id] === name)) return;
+    this.change((d) => {
+      // Newest last, so that the oldest go first when the map is full.
+      const merged = Object.entries(d.names[base] ?? {}).filter(([id]) => !names.has(id));
+      merged.push(...names);
+      d.names[base] = Object.fromEntries(merged.slice(-MAX_NAMES));
     });
   }
 
@@ -213,7 +266,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function normalize(raw: unknown): StateData {
-  const d: StateData = { rateLimits: {}, rejected: {}, ids: {} };
+  const d: StateData = { rateLimits: {}, rejected: {}, ids: {}, names: {}, fields: {} };
   if (!isRecord(raw)) return d;
   if (isRecord(raw.rateLimits)) {
     for (const [k, v] of Object.entries(raw.rateLimits)) {
@@ -232,15 +285,30 @@ function normalize(raw: unknown): StateData {
       if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: num(v.status) ?? 401 };
     }
   }
-  if (isRecord(raw.ids)) {
-    for (const [profile, byRes] of Object.entries(raw.ids)) {
-      if (!isRecord(byRes)) continue;
-      const out: Record<string, string[]> = {};
-      for (const [res, list] of Object.entries(byRes)) {
-        if (Array.isArray(list)) out[res] = list.filter((x): x is string => typeof x === 'string').slice(0, MAX_IDS);
-      }
-      d.ids[profile] = out;
+  d.ids = stringLists(raw.ids, MAX_IDS);
+  d.fields = stringLists(raw.fields, MAX_FIELDS);
+  if (isRecord(raw.names)) {
+    for (const [base, byId] of Object.entries(raw.names)) {
+      if (!isRecord(byId)) continue;
+      const out: Record<string, string> = {};
+      for (const [id, name] of Object.entries(byId)) if (typeof name === 'string') out[id] = name;
+      d.names[base] = out;
     }
+  }
+  return d;
+}
+
+/** key -> resource -> strings, anything else dropped. */
+function stringLists(raw: unknown, max: number): Record<string, Record<string, string[]>> {
+  const d: Record<string, Record<string, string[]>> = {};
+  if (!isRecord(raw)) return d;
+  for (const [key, byRes] of Object.entries(raw)) {
+    if (!isRecord(byRes)) continue;
+    const out: Record<string, string[]> = {};
+    for (const [res, list] of Object.entries(byRes)) {
+      if (Array.isArray(list)) out[res] = list.filter((x): x is string => typeof x === 'string').slice(0, max);
+    }
+    d[key] = out;
   }
   return d;
 }

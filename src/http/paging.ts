@@ -18,10 +18,31 @@ export interface PageWalkOptions {
   limit?: number;
   /** Start at this page (?page=N on the first request). */
   page?: number;
-  /** After each page: pages fetched so far, items so far. */
-  onPage?: (pages: number, items: number) => void;
+  /** After each page: pages fetched so far, items so far, and what the page said of the rest. */
+  onPage?: (pages: number, items: number, rest: PageRest) => void;
   /** Each page's response as it arrives, before its items are yielded (`hostctl api -i`). */
   onResponse?: (res: ApiResponse) => void;
+}
+
+/** What a page says about the rest of the collection ("Showing 30 of 108 apps"). */
+export interface PageRest {
+  /** The server named a next page. */
+  next: boolean;
+  /** A numbered page (bare array, no link) that may be followed by more. */
+  full: boolean;
+  /** The collection's size, where the server states it (X-Total-Count, totalItems). */
+  total?: number;
+}
+
+/** The collection's size, where the server states it. */
+export function totalOf(body: unknown, headers: Record<string, string>): number | undefined {
+  const candidates: unknown[] = [headers['x-total-count']];
+  if (isRecord(body)) candidates.push(body.totalItems, body['hydra:totalItems'], body.total);
+  for (const c of candidates) {
+    const n = typeof c === 'string' && /^\d+$/.test(c) ? Number(c) : c;
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n;
+  }
+  return undefined;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -163,7 +184,7 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
 
     const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;
     count += kept.length;
-    opts.onPage?.(pages, count);
+    opts.onPage?.(pages, count, { next: next !== undefined, full: numbered && items.length > 0, total: totalOf(body, res.headers) });
     if (kept.length > 0 || pages === 1) yield kept;
 
     if (!walk || (limit !== undefined && count >= limit)) return;

@@ -30,9 +30,16 @@ export function isJsonNumber(v: unknown): v is JsonNumber {
 
 // Only a number with 16 or more digits, or a three-digit exponent (overflow, underflow,
 // subnormals), can change value in JSON.parse: 15 significant decimal digits always
-// survive a double. The test is on the whole text, strings included: a false alarm only
-// costs the slower parser.
-const MAYBE_LOSSY = /[0-9.]{16}|[eE][+-]?[0-9]{3}/;
+// survive a double. Only number tokens are looked at: a number begins the document or
+// follows ":", "[" or ",", while IDs and hex SHAs sit inside strings, after a quote. Text
+// inside a string that looks like such a token is a false alarm, which only costs the
+// slower parser.
+const MAYBE_LOSSY = /(?:^|[:[,])\s*-?[0-9][0-9.]{15}|(?:^|[:[,])\s*-?[0-9][0-9.]*[eE][+-]?[0-9]{3}/;
+
+/** Whether `text` may hold a number that JSON.parse would change; exported for tests. */
+export function mayBeLossy(text: string): boolean {
+  return MAYBE_LOSSY.test(text);
+}
 
 /**
  * How deeply arrays and objects may nest in a document hostctl reads. Every walk over a

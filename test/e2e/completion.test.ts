@@ -13,6 +13,8 @@ import { StateStore } from '../../src/config/state.js';
 const SCRIPTS = join(ROOT, 'completions');
 const UNREACHABLE = 'https://api.hostctl-completion.invalid/v1';
 const PROD_APPS = ['ap-7f3k-x2q9', 'ap-7f3k-b001', 'ap-zz-9'];
+const STAGING = 'https://staging.hostctl-completion.invalid/v1';
+const OTHER = 'https://other.hostctl-completion.invalid/v1';
 
 let home: { path: string; cleanup(): void };
 let binDir: string;
@@ -60,16 +62,19 @@ beforeAll(() => {
     join(configDir, 'config.json'),
     JSON.stringify({
       defaultProfile: 'prod',
-      profiles: { prod: { baseUrl: UNREACHABLE }, staging: { baseUrl: 'https://staging.hostctl-completion.invalid/v1' } },
+      profiles: { prod: { baseUrl: UNREACHABLE }, staging: { baseUrl: `${STAGING}/` } },
     }),
   );
+  // The ID cache is keyed by base URL, not by profile.
   const state = new StateStore(join(configDir, 'state.json'));
-  state.rememberIds('prod', 'apps', PROD_APPS);
+  state.rememberIds(UNREACHABLE, 'apps', PROD_APPS);
   // Written from API data, so it may hold anything; these two must never be offered.
-  state.rememberIds('prod', 'apps', ['ap-bad\nline', 'ap-\u001b[31mred']);
-  state.rememberIds('prod', 'environments', ['en-prod-1', 'en-prod-2']);
-  state.rememberIds('staging', 'apps', ['ap-staging-1']);
-  state.rememberIds('default', 'apps', ['ap-default-1']);
+  state.rememberIds(UNREACHABLE, 'apps', ['ap-bad\nline', 'ap-\u001b[31mred']);
+  state.rememberIds(UNREACHABLE, 'environments', ['en-prod-1', 'en-prod-2']);
+  state.rememberNames(UNREACHABLE, new Map([['ap-7f3k-x2q9', 'web'], ['ap-zz-9', 'evil\u001b[31m\tname'], ['en-prod-1', 'production']]));
+  state.rememberFields(UNREACHABLE, 'apps', ['publicId', 'name', 'teamId', 'bad\tfield']);
+  state.rememberIds(STAGING, 'apps', ['ap-staging-1']);
+  state.rememberIds(OTHER, 'apps', ['ap-other-1']);
   state.save();
 });
 
@@ -82,8 +87,8 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it("lists a resource's verbs and aliases, also after a command alias", async () => {
-    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get']);
-    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
+    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get', 'view']);
     expect(values(await engine(['']))).toEqual(expect.arrayContaining(['apps', 'environments', 'envs', 'auth', 'config', 'completion']));
   });
 
@@ -101,7 +106,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it('skips a global option and its value before the command', async () => {
-    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
   });
 
   it('completes -o / --output values, also as --output=', async () => {
@@ -137,11 +142,32 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
     expect(values(await engine(['apps', 'get', 'ap-7f3k-x2q9', '']))).toEqual(['ap-7f3k-b001', 'ap-zz-9']);
   });
 
-  it('takes the profile from --profile, then HOSTCTL_PROFILE, then the config default', async () => {
+  it('keys the IDs by base URL: --base-url, then HOSTCTL_BASE_URL, then the profile\'s', async () => {
+    const noEnv = { HOSTCTL_BASE_URL: undefined };
     expect(values(await engine(['apps', 'get', '']))).toEqual(PROD_APPS);
-    expect(values(await engine(['apps', 'get', ''], { HOSTCTL_PROFILE: 'staging' }))).toEqual(['ap-staging-1']);
-    expect(values(await engine(['--profile', 'default', 'apps', 'get', ''], { HOSTCTL_PROFILE: 'staging' }))).toEqual(['ap-default-1']);
-    expect(values(await engine(['apps', 'get', '--profile=staging', '']))).toEqual(['ap-staging-1']);
+    expect(values(await engine(['--base-url', OTHER, 'apps', 'get', '']))).toEqual(['ap-other-1']);
+    expect(values(await engine(['apps', 'get', ''], { ...noEnv, HOSTCTL_PROFILE: 'staging' }))).toEqual(['ap-staging-1']);
+    expect(values(await engine(['apps', 'get', '--profile=staging', ''], noEnv))).toEqual(['ap-staging-1']);
+    expect(values(await engine(['apps', 'get', ''], noEnv))).toEqual(PROD_APPS);
+    // A profile on another base URL, with HOSTCTL_BASE_URL set, still gets that URL's IDs, as its requests would go there.
+    expect(values(await engine(['apps', 'get', ''], { HOSTCTL_PROFILE: 'staging' }))).toEqual(PROD_APPS);
+    // No base URL anywhere: nothing to offer.
+    expect(values(await engine(['--profile', 'default', 'apps', 'get', ''], noEnv))).toEqual([]);
+  });
+
+  it('shows the name seen beside each ID, on one harmless line', async () => {
+    const got = lines(await engine(['apps', 'get', '']));
+    expect(got.slice(0, 2)).toEqual(['ap-7f3k-x2q9\tweb', 'ap-7f3k-b001']);
+    expect(got[2]).toMatch(/^ap-zz-9\tevil [^\u001b\t]*name$/);
+    expect(lines(await engine(['deployments', 'list', '--environment', 'en-prod-1']))).toEqual(['en-prod-1\tproduction']);
+    expect(values(await engine(['environments', 'list', '--app', '']))).toEqual(PROD_APPS);
+  });
+
+  it('completes --fields after a comma, from the declared columns and the fields seen, zero requests', async () => {
+    expect(values(await engine(['apps', 'list', '--fields', 'publicId,te']))).toEqual(['publicId,team', 'publicId,teamId']);
+    expect(values(await engine(['apps', 'list', '--fields=name,pu']))).toEqual(['--fields=name,publicId']);
+    expect(values(await engine(['apps', 'list', '--fields', 'publicId,']))).not.toContain('publicId,publicId');
+    expect(values(await engine(['apps', 'list', '--fields', '']))).not.toContain('bad\tfield');
   });
 
   it('answers nothing, with exit 0, for words it does not know or a damaged state file', async () => {
@@ -289,6 +315,14 @@ const SKIPPED = mustRun ? [] : [...absent.keys()];
 
 const sorted = (list: string[]) => [...list].sort();
 
+describe.runIf(mustRun || !absent.has('fish'))('names beside IDs in fish', () => {
+  it('shows the name seen for each ID as its description', async () => {
+    const r = await runProcess('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', join(SCRIPTS, 'hostctl.fish'), 'hostctl apps get ap-7f3k-'], { env: shellEnv() });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+  });
+});
+
 describe.each(SKIPPED)('completion in %s', () => {
   it.skip('is skipped: the shell is not installed here', () => undefined);
 });
@@ -299,7 +333,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
   });
 
   it("lists a resource's verbs", async () => {
-    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls']);
+    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'view']);
   });
 
   it('completes a flag name', async () => {
@@ -316,7 +350,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
   it('completes app IDs seen before, dashes and all', async () => {
     expect(sorted(await complete('hostctl apps get '))).toEqual(sorted(PROD_APPS));
     expect(sorted(await complete('hostctl apps get ap-7f3k-'))).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9']);
-    expect(await complete('hostctl --profile staging apps get '), 'profile given on the line').toEqual(['ap-staging-1']);
+    expect(await complete('hostctl --profile staging apps get ', { HOSTCTL_BASE_URL: undefined }), 'profile given on the line').toEqual(['ap-staging-1']);
   });
 });
 

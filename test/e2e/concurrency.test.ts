@@ -83,7 +83,8 @@ describe('10 hostctl processes at once, one config dir', () => {
     const state = json('state.json') as { rateLimits: Record<string, unknown>; ids: Record<string, Record<string, string[]>> };
     // Every process that sent a request left its token's rate state: no write was lost.
     for (const token of [...listTokens, ...logins.map((l) => l.token)]) expect(state.rateLimits[sha(token)], `rate state of …${token.slice(-4)}`).toBeDefined();
-    expect(state.ids.default?.apps?.length).toBeGreaterThanOrEqual(3);
+    // The ID cache is keyed by base URL, not by profile.
+    expect(state.ids[sandbox.baseUrl]?.apps?.length).toBeGreaterThanOrEqual(3);
     expect(statSync(join(config.path, 'state.json')).mode & 0o777).toBe(0o600);
 
     // No temporary file or lock left behind.

@@ -123,7 +123,14 @@ describe('hostile names', () => {
   it('a status named like a member of Object.prototype ("constructor") is plain text, in colour too', async () => {
     const r = await runInPty(['apps', 'get', 'ap-hostile-proto'], { env: { ...env(), FORCE_COLOR: '1' }, columns: 80 });
     expect(r.code, r.stdout).toBe(0);
-    expect(r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')).toMatch(/ap-hostile-proto +__proto__ +constructor +toString/);
+    // One object on a terminal: the detail view.
+    const text = r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    expect(text).toMatch(/publicId: +ap-hostile-proto$/m);
+    expect(text).toMatch(/^name: +__proto__$/m);
+    expect(text).toMatch(/^status: +constructor$/m);
+    expect(text).toMatch(/^region: +toString$/m);
+    const list = await runInPty(['apps', 'list', '--all'], { env: { ...env(), FORCE_COLOR: '1' }, columns: 200 });
+    expect(list.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')).toMatch(/ap-hostile-proto +__proto__ +constructor +toString/);
   });
 
   it('the error path too: a hostile ID typed by the user is shown harmlessly', async () => {

@@ -28,6 +28,14 @@ export interface AltOptions {
   delayMs?: number;
   /** What /v1/docs serves: OpenAPI JSON, or an HTML page only; none (404) by default. */
   reference?: 'openapi' | 'html';
+  /**
+   * References as nested objects ({"publicId", "displayName"}) under names of their own
+   * (owningTeam, application, deployTarget), instead of flat "…Id" strings. The sandbox
+   * sends flat strings named team, app, environment.
+   */
+  nestReferences?: boolean;
+  /** Say the collection's size in an X-Total-Count header. */
+  totalHeader?: boolean;
 }
 
 /** The alt server's OpenAPI document; `evolved`: after the beta gained and lost operations. */
@@ -81,6 +89,9 @@ function openApiDocument(origin: string, evolved: boolean): Obj {
     },
   };
 }
+
+/** The names the nested form gives each flat reference field. */
+const NESTED_NAMES: Record<string, string> = { teamId: 'owningTeam', appId: 'application', environmentId: 'deployTarget' };
 
 export interface AltRequest {
   method: string;
@@ -290,7 +301,9 @@ export async function startAltServer(options: AltOptions = {}) {
       reply(res, 400, error('bad_cursor', 'The cursor is not valid.'), headers);
       return 400;
     }
-    const page = items.slice(start, start + pageSize);
+    let page = items.slice(start, start + pageSize);
+    if (options.nestReferences) page = page.map(nest);
+    if (options.totalHeader) headers['X-Total-Count'] = String(items.length);
     let next: string | undefined;
     if (start + pageSize < items.length) {
       const n = new URL(url.href);
@@ -306,6 +319,23 @@ export async function startAltServer(options: AltOptions = {}) {
       reply(res, 200, page, headers);
     }
     return 200;
+  };
+
+  const byId = new Map<string, Obj>();
+  for (const list of Object.values(data)) for (const o of list) byId.set(String(o.publicId), o);
+  const nest = (o: Obj): Obj => {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(o)) {
+      const name = NESTED_NAMES[k];
+      if (name === undefined || typeof v !== 'string') {
+        out[k] = v;
+        continue;
+      }
+      const target = byId.get(v);
+      const label = target?.displayName ?? target?.name;
+      out[name] = { publicId: v, ...(label !== undefined ? { displayName: label } : {}) };
+    }
+    return out;
   };
 
   const sockets = new Set<Socket>();
@@ -347,6 +377,11 @@ export async function startAltServer(options: AltOptions = {}) {
     },
     addObjects(resource: string, objects: Obj[]): void {
       (data[resource] ??= []).push(...objects);
+      for (const o of objects) byId.set(String(o.publicId), o);
+    },
+    /** The objects as the server holds them (flat references), for tests to compute expectations. */
+    objects(resource: string): readonly Obj[] {
+      return data[resource] ?? [];
     },
     /** The next `count` authenticated requests get 429 with Retry-After `seconds` ahead (an HTTP date). */
     force429(count: number, seconds: number): void {

@@ -97,9 +97,9 @@ export function smokeLayer(name: string, installed: () => Installed, extra?: (ct
       }
       const list = await run(['apps', 'list', '--json'], withSandbox());
       const ids = (JSON.parse(list.stdout) as { publicId: string }[]).map((a) => a.publicId);
-      const offered = await run(['__complete', 'apps', 'get', '']);
+      const offered = await run(['__complete', 'apps', 'get', ''], withSandbox());
       expect(offered.code).toBe(0);
-      expect(offered.stdout.split('\n').filter(Boolean)).toEqual(expect.arrayContaining(ids));
+      expect(offered.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual(expect.arrayContaining(ids));
       const commands = await run(['__complete', '']);
       expect(commands.stdout).toMatch(/^apps\b/m);
     });

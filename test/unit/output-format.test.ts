@@ -78,9 +78,37 @@ describe('ndjson', () => {
 });
 
 describe('tsv', () => {
-  it('prints publicId and the default columns present, no header, full ISO times', async () => {
-    const out = await print([app1, app2], { format: 'tsv', columns: [...COLUMNS, 'region'], now: () => NOW });
-    expect(out).toBe('ap-1\tweb\trunning\t2024-04-28T12:00:00Z\nap-2\tworker\tfailed\t2024-05-01T11:55:00.000Z\n');
+  it('prints publicId and every declared column, empty where absent, no header, full ISO times', async () => {
+    const out = await print([app1, app2], { format: 'tsv', columns: ['publicId', ...COLUMNS, 'region'], now: () => NOW });
+    expect(out).toBe('ap-1\tweb\trunning\t2024-04-28T12:00:00Z\t\nap-2\tworker\tfailed\t2024-05-01T11:55:00.000Z\t\n');
+  });
+
+  it('keeps every column in its place whatever fields an object lacks, so cut -fN reads one field', async () => {
+    const rows = [
+      { publicId: 'ap-1', name: 'web', status: 'running', updatedAt: '2024-04-28T12:00:00Z' },
+      { publicId: 'ap-2', status: 'failed' },
+      { publicId: 'ap-3', updatedAt: '2024-04-29T12:00:00Z', extra: 'x' },
+    ];
+    const fake = fakeIO();
+    // No object has "region": its column is still there, empty.
+    const printer = await createPrinter({ io: fake.io, format: 'tsv', columns: ['publicId', 'name', 'region', 'status', 'updatedAt'], shape: 'list' });
+    for (const row of rows) await printer.add([row]);
+    await printer.end('list');
+    const lines = fake.stdout().split('\n').slice(0, -1).map((l) => l.split('\t'));
+    expect(lines).toEqual([
+      ['ap-1', 'web', '', 'running', '2024-04-28T12:00:00Z'],
+      ['ap-2', '', '', 'failed', ''],
+      ['ap-3', '', '', '', '2024-04-29T12:00:00Z'],
+    ]);
+  });
+
+  it('writes a reference as its public ID, however the server nests it', async () => {
+    const rows = [
+      { publicId: 'ap-1', team: { publicId: 'te-1', name: 'Acme' } },
+      { publicId: 'ap-2', team: 'te-2' },
+      { publicId: 'ap-3', team: { '@id': '/v1/teams/te-3', publicId: 'te-3' } },
+    ];
+    expect(await print(rows, { format: 'tsv', columns: ['publicId', 'team'] })).toBe('ap-1\tte-1\nap-2\tte-2\nap-3\tte-3\n');
   });
 
   it('does not depend on the terminal width', async () => {
@@ -90,17 +118,17 @@ describe('tsv', () => {
   });
 
   it('escapes tabs, newlines, carriage returns and backslashes inside values', async () => {
-    const out = await print([{ publicId: 'ap-1', name: 'a\tb\nc\rd\\e' }], { format: 'tsv', columns: ['name'] });
+    const out = await print([{ publicId: 'ap-1', name: 'a\tb\nc\rd\\e' }], { format: 'tsv', columns: ['publicId', 'name'] });
     expect(out).toBe('ap-1\ta\\tb\\nc\\rd\\\\e\n');
   });
 
   it('strips control sequences and bidi controls', async () => {
-    const out = await print([{ publicId: 'ap-1', name: '\u001b]0;pwned\u0007x\u001b[2J\u009b1m\u202eevil' }], { format: 'tsv', columns: ['name'] });
+    const out = await print([{ publicId: 'ap-1', name: '\u001b]0;pwned\u0007x\u001b[2J\u009b1m\u202eevil' }], { format: 'tsv', columns: ['publicId', 'name'] });
     expect(out).toBe('ap-1\txevil\n');
   });
 
   it('writes nested values as compact JSON and null as empty', async () => {
-    const out = await print([{ publicId: 'ap-1', team: { name: 'A\tB' }, status: null }], { format: 'tsv', columns: ['team', 'status'] });
+    const out = await print([{ publicId: 'ap-1', team: { name: 'A\tB' }, status: null }], { format: 'tsv', columns: ['publicId', 'team', 'status'] });
     expect(out).toBe('ap-1\t{"name":"A\\\\tB"}\t\n');
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, isJsonNumber, parseJson, stringifyJson, stripJsonLd } from '../../src/output/json.js';
+import { JsonNumber, isJsonNumber, mayBeLossy, parseJson, stringifyJson, stripJsonLd } from '../../src/output/json.js';
 
 describe('parseJson', () => {
   it('keeps integers beyond 2^53 exactly as sent', () => {
@@ -108,5 +108,24 @@ describe('stripJsonLd', () => {
       list: [{ n: new JsonNumber('12345678901234567890') }, 'keep@', 3],
     });
     expect(stripJsonLd('@scalar')).toBe('@scalar');
+  });
+});
+
+describe('which texts take the exact-number path', () => {
+  it('only those with a number token that may change, not IDs or hex SHAs in strings', () => {
+    expect(mayBeLossy('[{"publicId":"ap-1234567890123456","commit":"ce58857075056c5ba1a26de298c1c44cf374d4f8","n":123456789012345}]')).toBe(false);
+    expect(mayBeLossy('{"x":1.5,"y":-0.25e10,"when":"2024-05-01T12:00:00.000000Z"}')).toBe(false);
+    expect(mayBeLossy('{"bytes":12345678901234567890}')).toBe(true);
+    expect(mayBeLossy('[1, -1234567890.123456]')).toBe(true);
+    expect(mayBeLossy('{"tiny": 1e-400}')).toBe(true);
+    expect(mayBeLossy('12345678901234567890')).toBe(true);
+    expect(mayBeLossy('[\n  1.0000000000000000001\n]')).toBe(true);
+  });
+
+  it('parses exactly either way', () => {
+    const text = '{"commit":"ce58857075056c5ba1a26de298c1c44cf374d4f8","big":12345678901234567890,"n":1}';
+    const v = parseJson(text) as Record<string, unknown>;
+    expect(String(v.big)).toBe('12345678901234567890');
+    expect(v.commit).toBe('ce58857075056c5ba1a26de298c1c44cf374d4f8');
   });
 });

@@ -120,7 +120,7 @@ describe('output properties: lossless tsv and aligned tables', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(tsvSafe, tsvSafe), { minLength: 1, maxLength: 5 }), async (pairs) => {
         const items = pairs.map(([publicId, name]) => ({ publicId, name }));
-        const out = await print(items, { format: 'tsv', columns: ['name'] });
+        const out = await print(items, { format: 'tsv', columns: ['publicId', 'name'] });
         const lines = out.split('\n').slice(0, -1);
         expect(lines).toHaveLength(items.length);
         expect(lines.map((l) => l.split('\t').map(unescapeTsv))).toEqual(pairs);

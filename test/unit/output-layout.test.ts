@@ -1,0 +1,179 @@
+// The table's column priorities and references, the detail view, and the streaming
+// printers' back-pressure: units of src/output/ with an in-memory IO.
+
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { IO } from '../../src/io.js';
+import { createPrinter } from '../../src/output/format.js';
+import { layout, renderTable } from '../../src/output/table.js';
+import { detailRows, renderDetail, wrap } from '../../src/output/detail.js';
+import { NAME_FIELDS } from '../../src/resources.js';
+import { NOW, print } from './output-support.js';
+
+const names = (map: Record<string, string>) => (id: string) => (Object.hasOwn(map, id) ? map[id] : undefined);
+
+describe('table column priorities', () => {
+  it('drops optional columns first, then the lowest declared ones; publicId is never cut', () => {
+    const columns = ['publicId', 'name', 'status', 'team', 'runtime'];
+    const natural = [13, 20, 9, 12, 8];
+    expect(layout(columns, natural, 4, 200, false).shown).toEqual([0, 1, 2, 3, 4]);
+    // 13+20+9+12 + 3 gaps = 60: runtime (optional) goes first.
+    expect(layout(columns, natural, 4, 60, false)).toEqual({ shown: [0, 1, 2, 3], widths: [13, 20, 9, 12] });
+    // Narrower: the declared columns are cut, not dropped, while MIN_CUT still fits...
+    const cut = layout(columns, natural, 4, 50, false);
+    expect(cut.shown).toEqual([0, 1, 2, 3]);
+    expect(cut.widths[0]).toBe(13);
+    // ...then the lowest-priority declared column goes.
+    const narrow = layout(columns, natural, 4, 30, false);
+    expect(narrow.shown).toEqual([0, 1]);
+    expect(narrow.widths[0]).toBe(13);
+  });
+
+  it('keeps every --fields column, cutting instead of dropping', () => {
+    const r = layout(['publicId', 'a', 'b', 'c'], [13, 30, 30, 30], 4, 40, true);
+    expect(r.shown).toEqual([0, 1, 2, 3]);
+    expect(r.widths[0]).toBe(13);
+  });
+
+  it('shows references as name and ID, never JSON; long hex as 7 characters', () => {
+    const rows = [
+      { publicId: 'dp-1', environment: { publicId: 'en-1', name: 'production' }, commit: 'ce58857075056c5ba1a26de298c1c44cf374d4f8', team: 'te-9' },
+      { publicId: 'dp-2', environment: { '@id': '/v1/environments/en-2', publicId: 'en-2' }, commit: 'abc', team: 'te-8' },
+    ];
+    const out = renderTable(rows, { defaults: ['environment', 'commit', 'team'], width: 200, color: false, now: NOW, names: names({ 'te-9': 'Acme', 'en-2': 'staging' }), nameFields: NAME_FIELDS });
+    const [header, one, two] = out.trimEnd().split('\n').map((l) => l.split(/\s{2,}/));
+    expect(header).toEqual(['PUBLIC ID', 'ENVIRONMENT', 'COMMIT', 'TEAM']);
+    expect(one).toEqual(['dp-1', 'production (en-1)', 'ce58857', 'Acme (te-9)']);
+    expect(two).toEqual(['dp-2', 'staging (en-2)', 'abc', 'te-8']);
+  });
+
+  it('shows a reference too wide for its cell as its whole ID', () => {
+    const rows = [{ publicId: 'ap-1', name: 'a-rather-long-application-name', team: { publicId: 'te-123456', name: 'A team with a very long name indeed' } }];
+    const out = renderTable(rows, { defaults: ['name', 'team'], width: 40, color: false, now: NOW, nameFields: NAME_FIELDS });
+    expect(out.split('\n')[1]).toMatch(/te-123456$/);
+  });
+
+  it('lays out 20,000 rows (linear, not quadratic: no timing asserted, only that it finishes whole)', () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ publicId: `ap-${i}`, name: `app-${i}`, status: 'running' }));
+    const out = renderTable(rows, { defaults: ['name', 'status'], width: 80, color: false, now: NOW, nameFields: NAME_FIELDS });
+    expect(out.split('\n')).toHaveLength(20_002);
+  });
+});
+
+describe('the detail view', () => {
+  const opts = { width: 60, color: false, now: NOW, nameFields: NAME_FIELDS, names: names({ 'te-1': 'Acme' }) };
+
+  it('flattens nested objects to dotted keys, references as name and ID, times relative and absolute', () => {
+    const rows = detailRows(
+      {
+        publicId: 'ap-1',
+        team: 'te-1',
+        owner: { publicId: 'pe-1', fullName: 'Ada', role: 'admin' },
+        build: { image: 'node:22', env: { NODE_ENV: 'production' } },
+        tags: ['a', 'b'],
+        domains: [{ hostname: 'a.test' }],
+        updatedAt: '2024-04-28T12:00:00Z',
+        empty: {},
+        none: null,
+      },
+      opts,
+    );
+    expect(rows).toEqual([
+      ['publicId', 'ap-1'],
+      ['team', 'Acme (te-1)'],
+      ['owner', 'Ada (pe-1)'],
+      ['owner.role', 'admin'],
+      ['build.image', 'node:22'],
+      ['build.env.NODE_ENV', 'production'],
+      ['tags', 'a, b'],
+      ['domains.0.hostname', 'a.test'],
+      ['updatedAt', '3 days ago (2024-04-28 12:00 UTC)'],
+      ['empty', '{}'],
+      ['none', ''],
+    ]);
+  });
+
+  it('wraps long values under the value column instead of cutting them', () => {
+    const text = 'word '.repeat(30).trim();
+    const out = renderDetail({ publicId: 'ap-1', description: text }, opts);
+    const lines = out.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines.slice(1).map((l) => l.trim()).join(' ').replace(/^description:\s+/, '')).toBe(text);
+    expect(wrap('x'.repeat(25), 10)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
+  });
+
+  it('is what get prints for one object on a terminal in table format; a list stays a table', async () => {
+    const one = await print([{ publicId: 'ap-1', name: 'web' }], { format: 'table', shape: 'single', tty: true });
+    expect(one).toBe('publicId:  ap-1\nname:      web\n');
+    const piped = await print([{ publicId: 'ap-1', name: 'web' }], { format: 'table', shape: 'single', tty: false });
+    expect(piped).toContain('PUBLIC ID');
+  });
+});
+
+/** A stdout that takes one chunk at a time and says when it has drained. */
+function slowStdout() {
+  const chunks: string[] = [];
+  const pending: (() => void)[] = [];
+  const stream = new Writable({
+    highWaterMark: 1,
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString());
+      pending.push(done);
+    },
+  });
+  return { stream, chunks, release: () => pending.splice(0).forEach((done) => done()) };
+}
+
+describe('streaming printers', () => {
+  for (const format of ['json', 'ndjson', 'tsv'] as const) {
+    it(`${format}: writes each page as it comes and waits for drain before taking the next`, async () => {
+      const out = slowStdout();
+      const io = new IO({ stdout: Object.assign(out.stream, { isTTY: false }), stderr: new Writable({ write: (_c, _e, d) => d() }), env: {} });
+      const printer = await createPrinter({ io, format, columns: ['publicId', 'name'], shape: 'list' });
+      let resolved = false;
+      const first = printer.add([{ publicId: 'ap-1', name: 'a' }]).then(() => (resolved = true));
+      await new Promise((r) => setImmediate(r));
+      // The page is written at once, but not yet taken: add() waits.
+      expect(out.chunks).toHaveLength(1);
+      expect(resolved).toBe(false);
+      out.release();
+      await first;
+      expect(resolved).toBe(true);
+      const second = printer.add([{ publicId: 'ap-2', name: 'b' }]);
+      out.release();
+      await new Promise((r) => setImmediate(r));
+      out.release();
+      await second;
+      const end = printer.end('list');
+      await new Promise((r) => setImmediate(r));
+      out.release();
+      await end;
+      const text = out.chunks.join('');
+      if (format === 'json') expect(JSON.parse(text)).toEqual([{ publicId: 'ap-1', name: 'a' }, { publicId: 'ap-2', name: 'b' }]);
+      if (format === 'ndjson') expect(text).toBe('{"publicId":"ap-1","name":"a"}\n{"publicId":"ap-2","name":"b"}\n');
+      if (format === 'tsv') expect(text).toBe('ap-1\ta\nap-2\tb\n');
+    });
+  }
+
+  it('json: a streamed list is byte for byte what the whole list prints', async () => {
+    const items = [{ publicId: 'ap-1', nested: { a: [1, 2] } }, { publicId: 'ap-2', s: 'x\ny' }];
+    const whole = await print(items, { format: 'json' });
+    const streamed = await print(items, { format: 'json', shape: 'list' });
+    expect(streamed).toBe(whole);
+    expect(await print([], { format: 'json', shape: 'list' })).toBe('[]\n');
+  });
+
+  it('warns on stderr about --fields no object has, naming the fields there are', async () => {
+    const err: string[] = [];
+    const io = new IO({
+      stdout: Object.assign(new Writable({ write: (_c, _e, d) => d() }), { isTTY: false }),
+      stderr: new Writable({ write: (c: Buffer, _e, d) => (err.push(c.toString()), d()) }),
+      env: { NO_COLOR: '1' },
+    });
+    const printer = await createPrinter({ io, format: 'tsv', fields: ['publicId', 'nosuch', 'team.name'], shape: 'list' });
+    await printer.add([{ publicId: 'ap-1', team: { name: 'A' } }, { publicId: 'ap-2', name: 'x' }]);
+    await printer.end('list');
+    expect(err.join('')).toBe('hostctl: warning: --fields: no object has "nosuch"; the objects have: publicId, team, name.\n');
+  });
+});
