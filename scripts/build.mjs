@@ -86,8 +86,8 @@ const cjsImportMeta = {
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
  * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
- * with ajv), tables (cli-table3, chalk, string-width), and the sandbox, which shares
- * nothing with the client but the resource table. The program file, which every command
+ * with ajv), tables (cli-table3, chalk, string-width), the sandbox, which shares
+ * nothing with the client but the resource table, and the help topics. The program file, which every command
  * reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
 const SEPARATE = {
@@ -97,6 +97,8 @@ const SEPARATE = {
   chalk: ['chalk', 'chalk'],
   'string-width': ['string-width', 'string-width'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
+  // `hostctl help <topic>`: the topics' texts, which no other command reads.
+  './help/run.js': ['help', './src/help/run.ts'],
 };
 
 async function buildSeparate() {

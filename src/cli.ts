@@ -4,7 +4,8 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { Context, VERSION, type GlobalOptions } from './context.js';
-import { HostctlError, ExitCode } from './errors.js';
+import { HostctlError, ExitCode, UsageError } from './errors.js';
+import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { OUTPUT_FORMATS } from './config/config.js';
 
@@ -23,15 +24,11 @@ function action(run: Action) {
   };
 }
 
-function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
-}
-
-function addResourceCommands(program: Command, r: Resource): void {
+function addResourceCommands(program: HostctlCommand, r: Resource): void {
   const cmd = program.command(r.name).description(`${r.description}: list and get`);
   for (const alias of r.aliases) cmd.alias(alias);
   const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
-  cmd.addHelpText('after', examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]));
+  cmd.examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]).seeAlso(['formatting', 'exit-codes']);
 
   const list = cmd
     .command('list')
@@ -44,15 +41,13 @@ function addResourceCommands(program: Command, r: Resource): void {
     list.option('--environment <id>', 'only the deployments of this environment (en-…)');
   }
   list
-    .addHelpText(
-      'after',
-      examples([
-        `hostctl ${r.name} list`,
-        `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
-        `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
-        ...(r.name === 'deployments' ? ['hostctl deployments list --environment en-…'] : []),
-      ]),
-    )
+    .examples([
+      `hostctl ${r.name} list`,
+      `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
+      `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
+      ...(r.name === 'deployments' ? ['hostctl deployments list --environment en-…'] : []),
+    ])
+    .seeAlso(['formatting', 'rate-limit'])
     .action(
       action(async (ctx, c) => {
         const { listRun } = await import('./commands/resource.js');
@@ -62,9 +57,11 @@ function addResourceCommands(program: Command, r: Resource): void {
 
   cmd
     .command('get')
+    .alias('view')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
-    .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))
+    .examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`])
+    .seeAlso(['formatting', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { getRun } = await import('./commands/resource.js');
@@ -73,8 +70,8 @@ function addResourceCommands(program: Command, r: Resource): void {
     );
 }
 
-export function buildProgram(): Command {
-  const program = new Command('hostctl');
+export function buildProgram(): HostctlCommand {
+  const program = new HostctlCommand('hostctl');
   program
     .description("Command-line client for the platform's public API (v1, beta).")
     .version(VERSION, '--version', 'print the version')
@@ -92,38 +89,34 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'no spinner, no notes')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .showSuggestionAfterError(true)
+    .configureHelp(TEACHING_HELP)
     .exitOverride()
-    .addHelpText(
-      'after',
-      `
-Environment:
-  HOSTCTL_BASE_URL, HOSTCTL_TOKEN, HOSTCTL_PROFILE, HOSTCTL_CONFIG_DIR, NO_COLOR
-${examples([
-  'hostctl sandbox > sandbox.env &  sleep 1; set -a; . ./sandbox.env; set +a   # a local platform to try things on',
-  'hostctl apps list',
-  'hostctl apps get ap-… ap-… --json',
-  'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
-  "hostctl api /apps --paginate --json | jq 'length'",
-])}`,
-    );
+    .examples([
+      // Pasted as it is, it leaves a sandbox running in the background, its log in a file,
+      // and this shell pointed at it; `kill %1` stops it.
+      'hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
+      'hostctl apps list',
+      'hostctl apps get ap-… ap-… --json',
+      'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
+      "hostctl api /apps --paginate --json | jq 'length'",
+    ]);
 
   const auth = program
     .command('auth')
     .description('Log in, check and remove the stored token')
-    .addHelpText('after', examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout']));
+    .examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout'])
+    .seeAlso(['environment', 'exit-codes']);
   auth
     .command('login')
     .description('Check a token with one request, then store it in the OS keychain')
     .option('--with-token', 'read the token from stdin (for CI)')
     .option('--insecure-storage', 'store the token in a 0600 file instead of the keychain')
-    .addHelpText(
-      'after',
-      examples([
-        'hostctl auth login --base-url https://api.example.com/v1',
-        'hostctl auth login --with-token < token.txt',
-        'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
-      ]),
-    )
+    .examples([
+      'hostctl auth login --base-url https://api.example.com/v1',
+      'hostctl auth login --with-token < token.txt',
+      'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
+    ])
+    .seeAlso(['environment', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { loginRun } = await import('./commands/auth.js');
@@ -134,7 +127,8 @@ ${examples([
     .command('status')
     .description('Show the profile, base URL, token source and …last4 (no request unless --check)')
     .option('--check', 'send one request to check the token')
-    .addHelpText('after', examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json']))
+    .examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json'])
+    .seeAlso(['environment', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { statusRun } = await import('./commands/auth.js');
@@ -144,7 +138,8 @@ ${examples([
   auth
     .command('logout')
     .description("Remove the profile's stored token")
-    .addHelpText('after', examples(['hostctl auth logout', 'hostctl --profile staging auth logout']))
+    .examples(['hostctl auth logout', 'hostctl --profile staging auth logout'])
+    .seeAlso(['environment'])
     .action(
       action(async (ctx) => {
         const { logoutRun } = await import('./commands/auth.js');
@@ -154,7 +149,8 @@ ${examples([
   auth
     .command('token')
     .description('Print the token to stdout (for piping)')
-    .addHelpText('after', examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"']))
+    .examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"'])
+    .seeAlso(['environment'])
     .action(
       action(async (ctx) => {
         const { tokenRun } = await import('./commands/auth.js');
@@ -175,16 +171,14 @@ ${examples([
     .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [])
     .option('-i, --include', 'print the status line and headers before the body')
     .option('--paginate', 'follow next pages and concatenate the arrays')
-    .addHelpText(
-      'after',
-      examples([
-        'hostctl api /apps',
-        "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
-        'hostctl api /apps --paginate -o ndjson',
-        'hostctl api -X POST /apps -f name=demo -F replicas=2',
-        'hostctl api /docs -i',
-      ]),
-    )
+    .examples([
+      'hostctl api /apps',
+      "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
+      'hostctl api /apps --paginate -o ndjson',
+      'hostctl api -X POST /apps -f name=demo -F replicas=2',
+      'hostctl api /docs -i',
+    ])
+    .seeAlso(['formatting', 'rate-limit', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { apiRun } = await import('./commands/api.js');
@@ -197,7 +191,8 @@ ${examples([
     .description('Print the URL of the generated API reference, or list its operations')
     .option('--open', 'open the reference in the browser')
     .option('--operations', 'fetch the reference (OpenAPI) and list method, path and summary')
-    .addHelpText('after', examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].path"']))
+    .examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].path"'])
+    .seeAlso(['formatting'])
     .action(
       action(async (ctx, c) => {
         const { docsRun } = await import('./commands/docs.js');
@@ -209,7 +204,8 @@ ${examples([
     .command('rate-limit')
     .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
     .option('--refresh', 'spend one request to update it')
-    .addHelpText('after', examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining']))
+    .examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining'])
+    .seeAlso(['rate-limit'])
     .action(
       action(async (ctx, c) => {
         const { rateLimitRun } = await import('./commands/rate-limit.js');
@@ -222,13 +218,14 @@ ${examples([
     ['list', '', 'show all settings', ['hostctl config list', 'hostctl config list --json']],
     ['get', '<key>', 'print one setting, e.g. profiles.default.baseUrl', ['hostctl config get profiles.default.baseUrl', 'hostctl config get defaultProfile']],
     ['set', '<key> <value>', 'change one setting', ['hostctl config set profiles.default.output json', 'hostctl config set defaultProfile staging']],
-    ['unset', '<key>', 'remove one setting', ['hostctl config unset profiles.default.output']],
+    ['unset', '<key>', 'remove one setting', ['hostctl config unset profiles.default.output', 'hostctl config unset defaultProfile']],
     ['path', '', 'print where the config file lives', ['hostctl config path', 'cat "$(hostctl config path)"']],
   ] as const) {
     const sub = config
       .command(`${verb}${args ? ` ${args}` : ''}`)
       .description(desc)
-      .addHelpText('after', examples([...example]));
+      .examples(example)
+      .seeAlso(['environment']);
     sub.action(
       action(async (ctx, c) => {
         const { configRun } = await import('./commands/config.js');
@@ -236,21 +233,25 @@ ${examples([
       }),
     );
   }
-  config.addHelpText(
-    'after',
-    examples([
+  config
+    .examples([
       'hostctl config set profiles.default.baseUrl https://api.example.com/v1',
       'hostctl config set profiles.default.output json',
       'hostctl config set defaultProfile staging',
       'hostctl config list',
-    ]),
-  );
+    ])
+    .seeAlso(['environment']);
 
   program
     .command('completion')
     .description('Print the shell completion script')
     .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', examples(['hostctl completion bash >> ~/.bashrc', 'hostctl completion fish > ~/.config/fish/completions/hostctl.fish']))
+    // The same lines as the README's: each works in a fresh home directory.
+    .examples([
+      `echo 'source <(hostctl completion bash)' >> ~/.bashrc`,
+      `echo 'source <(hostctl completion zsh)' >> ~/.zshrc`,
+      'mkdir -p ~/.config/fish/completions && hostctl completion fish > ~/.config/fish/completions/hostctl.fish',
+    ])
     .action(
       action(async (ctx, c) => {
         const { completionRun } = await import('./commands/completion.js');
@@ -264,7 +265,38 @@ ${examples([
     .command('sandbox')
     .description('Run the local platform emulator (see hostctl sandbox --help)')
     .allowUnknownOption()
-    .allowExcessArguments();
+    .allowExcessArguments()
+    .seeAlso(['sandbox']);
+
+  program
+    .command('version')
+    .description('Print the versions of hostctl and Node.js, and the platform (for bug reports)')
+    .examples(['hostctl version', 'hostctl version --json'])
+    .action(
+      action(async (ctx) => {
+        const { versionRun } = await import('./commands/version.js');
+        await versionRun(ctx);
+      }),
+    );
+
+  program
+    .command('help')
+    .argument('[command-or-topic...]', 'a command (apps list) or a topic below')
+    .description('Show the help of a command, or a help topic')
+    .examples(['hostctl help exit-codes', 'hostctl help apps list'])
+    .action(async (words: string[]) => {
+      const { helpFor } = await import('./help/run.js');
+      const answer = helpFor(program, words);
+      if ('text' in answer) {
+        process.stdout.write(answer.text);
+        return;
+      }
+      const meant = answer.suggestions.map((s) => `"hostctl help ${s}"`).join(' or ');
+      throw new UsageError(
+        `There is no help topic or command "${answer.unknown}".`,
+        `${meant ? `Did you mean ${meant}? ` : ''}Run "hostctl help" for the commands and topics.`,
+      );
+    });
 
   return program;
 }

@@ -4,7 +4,7 @@
 export interface Resource {
   /** Command name and key in the ID cache: `hostctl <name> list`. */
   readonly name: string;
-  /** Other command names (`envs`). */
+  /** Other command names: the singular, and short forms (`envs`, `env`). */
   readonly aliases: readonly string[];
   /** What one object is called in messages. */
   readonly singular: string;
@@ -23,7 +23,7 @@ export interface Resource {
 export const RESOURCES: readonly Resource[] = [
   {
     name: 'apps',
-    aliases: [],
+    aliases: ['app'],
     singular: 'app',
     path: '/apps',
     prefix: 'ap-',
@@ -32,7 +32,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'environments',
-    aliases: ['envs'],
+    aliases: ['envs', 'environment', 'env'],
     singular: 'environment',
     path: '/environments',
     prefix: 'en-',
@@ -41,7 +41,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'deployments',
-    aliases: [],
+    aliases: ['deployment'],
     singular: 'deployment',
     path: '/deployments',
     columns: ['environment', 'status', 'commit', 'createdAt'],
@@ -49,7 +49,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'domains',
-    aliases: [],
+    aliases: ['domain'],
     singular: 'domain',
     path: '/domains',
     prefix: 'do-',
@@ -58,7 +58,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'teams',
-    aliases: [],
+    aliases: ['team'],
     singular: 'team',
     path: '/teams',
     columns: ['name', 'plan', 'createdAt'],
@@ -66,7 +66,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'people',
-    aliases: [],
+    aliases: ['person'],
     singular: 'person',
     path: '/people',
     columns: ['name', 'email', 'role', 'team'],
@@ -74,7 +74,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'payment-methods',
-    aliases: [],
+    aliases: ['payment-method'],
     singular: 'payment method',
     path: '/payment-methods',
     columns: ['type', 'brand', 'last4', 'team', 'expiresAt'],

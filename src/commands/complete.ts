@@ -16,6 +16,7 @@ import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js
 import { stateFile } from '../config/paths.js';
 import { StateStore } from '../config/state.js';
 import { RESOURCES, findResource } from '../resources.js';
+import { HELP_TOPICS } from '../help/names.js';
 
 export interface Candidate {
   value: string;
@@ -313,10 +314,24 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
     return [];
   }
   if (cmd.name === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
+  if (cmd.name === 'help' && cmd.parent && !cmd.parent.parent) return helpCandidates(cmd.parent, args);
   if (cmd.name === 'api' && args.length === 0) {
     return RESOURCES.map((r) => ({ value: r.path, description: r.description }));
   }
   return [];
+}
+
+/** `hostctl help <Tab>`: the topics and the commands, then the subcommands of what was given. */
+function helpCandidates(program: Cmd, args: readonly string[]): Candidate[] {
+  let cmd = program;
+  for (const word of args) {
+    const sub = findSubcommand(cmd, word);
+    if (!sub) return [];
+    cmd = sub;
+  }
+  const commands = subcommandCandidates(cmd).filter((c) => c.value !== 'help');
+  if (cmd !== program) return commands;
+  return [...Object.entries(HELP_TOPICS).map(([value, description]) => ({ value, description })), ...commands];
 }
 
 function configValues(key: string, sources: Sources): Candidate[] {
