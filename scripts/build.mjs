@@ -1,5 +1,5 @@
 // Builds dist/ from src/ with esbuild. What it makes, and why (start-up time is a feature
-// of a CLI that scripts call in loops; README "Performance" has the measurements):
+// of a CLI that scripts call in loops; docs/performance.md has the measurements):
 //
 //   dist/hostctl.cjs        the whole program in one CommonJS file. bin/hostctl.js compiles
 //                           it with V8's code cache, which only works for scripts, not ES

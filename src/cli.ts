@@ -246,7 +246,7 @@ export function buildProgram(): HostctlCommand {
     .command('completion')
     .description('Print the shell completion script')
     .argument('<shell>', 'bash, zsh or fish')
-    // The same lines as the README's: each works in a fresh home directory.
+    // The same lines as docs/completion.md's, which a test runs in a fresh home directory.
     .examples([
       `echo 'source <(hostctl completion bash)' >> ~/.bashrc`,
       `echo 'source <(hostctl completion zsh)' >> ~/.zshrc`,
