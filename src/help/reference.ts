@@ -75,6 +75,8 @@ function entry(cmd: Command, sandbox: SandboxDefinition | undefined): Entry {
 
 const title = (e: Entry) => ['hostctl', ...e.path].join(' ');
 const anchor = (e: Entry) => title(e).replace(/ /g, '-');
+/** The command line with an alias in place of the command's own name: `hostctl apps ls`. */
+const aliasLine = (e: Entry, alias: string) => ['hostctl', ...e.path.slice(0, -1), alias].join(' ');
 
 // ---- Markdown -------------------------------------------------------------------------
 
@@ -101,7 +103,7 @@ function markdown(entries: Entry[]): string {
 
 function markdownEntry(e: Entry): string[] {
   const out = [`## \`${title(e)}\``, '', e.description, '', '```', e.usage, '```', ''];
-  if (e.aliases.length > 0) out.push(`Aliases: ${e.aliases.map((a) => `\`${[...e.path.slice(0, -1), a].join(' ')}\``).join(', ')}.`, '');
+  if (e.aliases.length > 0) out.push(`Aliases: ${e.aliases.map((a) => `\`${aliasLine(e, a)}\``).join(', ')}.`, '');
   const table = (head: string, rows: { term: string; description: string }[]) => {
     if (rows.length === 0) return;
     out.push(`| ${head} | |`, '|---|---|', ...rows.map((r) => `| \`${cell(r.term)}\` | ${cell(r.description)} |`), '');
@@ -138,7 +140,7 @@ function manPage(e: Entry, version: string): string {
     roffLine(e.usage),
     '.fi',
   ];
-  if (e.aliases.length > 0) out.push('.PP', `Aliases: ${roff(e.aliases.map((a) => ['hostctl', ...e.path.slice(0, -1), a].join(' ')).join(', '))}.`);
+  if (e.aliases.length > 0) out.push('.PP', `Aliases: ${roff(e.aliases.map((a) => aliasLine(e, a)).join(', '))}.`);
   const items = (head: string, rows: { term: string; description: string }[]) => {
     if (rows.length === 0) return;
     out.push(`.SH ${head}`);
