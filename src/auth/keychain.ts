@@ -71,10 +71,17 @@ export function deleteKeychain(account: string): Promise<boolean> {
  * what could not be done; the platform's own reason follows it.
  */
 export function keychainUnavailableError(err: KeychainUnavailable, message: string): AuthError {
+  // The Secret Service answered, but has no default collection to store in: what
+  // gnome-keyring leaves when it was unlocked with an empty password. Starting a Secret
+  // Service would not help; giving it a keyring does.
+  const first = NO_DEFAULT_KEYRING.test(err.reason)
+    ? 'The Secret Service answers but has no default keyring: unlock gnome-keyring with a password that is not empty, which creates one (docs/authentication.md), '
+    : 'Three ways out: start a Secret Service (on Linux, gnome-keyring-daemon in a D-Bus session), ';
   return new AuthError(
     `${message} The keychain said: ${err.reason}.`,
-    'Three ways out: start a Secret Service (on Linux, gnome-keyring-daemon in a D-Bus session), ' +
-      'or pass the token for each run in HOSTCTL_TOKEN, ' +
+    `${first}or pass the token for each run in HOSTCTL_TOKEN, ` +
       'or run "hostctl auth login --insecure-storage" to keep it in a file readable only by you (0600).',
   );
 }
+
+const NO_DEFAULT_KEYRING = /Secret Service: no result found/i;

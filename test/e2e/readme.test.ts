@@ -160,6 +160,28 @@ describe('the user guides whose snippets change the machine', () => {
     }
   });
 
+  it('a Secret Service without a default keyring: login says so, and how to make one, not that there is no Secret Service', async () => {
+    if (!has('dbus-run-session') && process.env.CI !== 'true') return;
+    const dir = tmpDir();
+    try {
+      // What the old recipe did with KEYRING_PASSWORD unset: gnome-keyring runs, but makes no keyring.
+      const script = 'printf "" | gnome-keyring-daemon --unlock --components=secrets > /dev/null; hostctl auth login --with-token < token.txt';
+      writeFileSync(join(dir.path, 'token.txt'), sandbox.token);
+      mkdirSync(join(dir.path, 'bin'));
+      symlinkSync(BIN, join(dir.path, 'bin', 'hostctl'));
+      const r = await runProcess('dbus-run-session', ['--', 'sh', '-c', script], {
+        cwd: dir.path,
+        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOME: dir.path, PATH: `${join(dir.path, 'bin')}:${process.env.PATH ?? ''}` },
+      });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/has no default keyring/);
+      expect(r.stderr).toContain('docs/authentication.md');
+      expect(r.stderr).not.toContain('start a Secret Service');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it('docs/authentication.md: with the password unset, the recipe stops before it logs in, and says why', async () => {
     const recipe = snippets(readFileSync(join(ROOT, 'docs', 'authentication.md'), 'utf8')).find((s) => s.code.includes('dbus-run-session'));
     expect(recipe).toBeDefined();
