@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The hostctl command. Scripts call it in loops and the shell calls `hostctl __complete`
-// on every Tab press, so it starts as little as it can (README "Performance"):
+// on every Tab press, so it starts as little as it can (docs/performance.md):
 //   hostctl --version    answered here, from package.json;
 //   hostctl __complete   dist/complete.cjs, the completion engine alone;
 //   everything else      dist/hostctl.cjs.

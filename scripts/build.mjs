@@ -1,5 +1,5 @@
 // Builds dist/ from src/ with esbuild. What it makes, and why (start-up time is a feature
-// of a CLI that scripts call in loops; README "Performance" has the measurements):
+// of a CLI that scripts call in loops; docs/performance.md has the measurements):
 //
 //   dist/hostctl.cjs        the whole program in one CommonJS file. bin/hostctl.js compiles
 //                           it with V8's code cache, which only works for scripts, not ES
@@ -90,9 +90,9 @@ const cjsImportMeta = {
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
  * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
- * with ajv), tables (cli-table3, chalk, string-width), --jq (jq-wasm, 1.3 MB), and the sandbox, which shares
- * nothing with the client but the resource table. The program file, which every command
- * reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
+ * with ajv), tables (cli-table3, chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
+ * which shares nothing with the client but the resource table, and the help topics. The
+ * program file, which every command reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
 const SEPARATE = {
   ora: ['ora', 'ora'],
@@ -102,6 +102,8 @@ const SEPARATE = {
   'string-width': ['string-width', 'string-width'],
   'jq-wasm': ['jq-wasm', 'jq-wasm'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
+  // `hostctl help <topic>`: the topics' texts, which no other command reads.
+  './help/run.js': ['help', './src/help/run.ts'],
 };
 
 async function buildSeparate() {

@@ -1,5 +1,5 @@
-// The esbuild plugins that trim what hostctl's bundles load on every run (README
-// "Performance"): a slim undici, built-ins loaded on first use, undici's WebAssembly as a
+// The esbuild plugins that trim what hostctl's bundles load on every run
+// (docs/performance.md): a slim undici, built-ins loaded on first use, undici's WebAssembly as a
 // binary file, and built-ins handed to ES module dependencies without a copy. Used by
 // scripts/build.mjs, and by scripts/bench.mjs for the undici floor, which must load undici
 // exactly as hostctl does.

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { Context, VERSION, type GlobalOptions } from './context.js';
 import { HostctlError, ExitCode, UsageError } from './errors.js';
 import { flushSinks, guarded } from './io.js';
+import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { OUTPUT_FORMATS } from './config/config.js';
 
@@ -24,15 +25,11 @@ function action(run: Action) {
   };
 }
 
-function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
-}
-
-function addResourceCommands(program: Command, r: Resource): void {
+function addResourceCommands(program: HostctlCommand, r: Resource): void {
   const cmd = program.command(r.name).description(`${r.description}: list and get`);
   for (const alias of r.aliases) cmd.alias(alias);
   const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
-  cmd.addHelpText('after', examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]));
+  cmd.examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]).seeAlso(['formatting', 'exit-codes']);
 
   const list = cmd
     .command('list')
@@ -46,15 +43,13 @@ function addResourceCommands(program: Command, r: Resource): void {
     list.option(`--${rel.flag} <id>`, `only the ${r.name} of this ${target?.singular ?? rel.flag}${target?.prefix ? ` (${target.prefix}…)` : ''}`);
   }
   list
-    .addHelpText(
-      'after',
-      examples([
-        `hostctl ${r.name} list`,
-        `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
-        `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
-        ...(r.relations ?? []).slice(0, 1).map((rel) => `hostctl ${r.name} list --${rel.flag} ${RESOURCES.find((t) => t.name === rel.target)?.prefix ?? ''}…`),
-      ]),
-    )
+    .examples([
+      `hostctl ${r.name} list`,
+      `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
+      `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
+      ...(r.relations ?? []).slice(0, 1).map((rel) => `hostctl ${r.name} list --${rel.flag} ${RESOURCES.find((t) => t.name === rel.target)?.prefix ?? ''}…`),
+    ])
+    .seeAlso(['formatting', 'rate-limit'])
     .action(
       action(async (ctx, c) => {
         const { listRun } = await import('./commands/resource.js');
@@ -67,7 +62,8 @@ function addResourceCommands(program: Command, r: Resource): void {
     .alias('view')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
-    .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))
+    .examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`])
+    .seeAlso(['formatting', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { getRun } = await import('./commands/resource.js');
@@ -76,8 +72,8 @@ function addResourceCommands(program: Command, r: Resource): void {
     );
 }
 
-export function buildProgram(): Command {
-  const program = new Command('hostctl');
+export function buildProgram(): HostctlCommand {
+  const program = new HostctlCommand('hostctl');
   program
     .description("Command-line client for the platform's public API (v1, beta).")
     .version(VERSION, '--version', 'print the version')
@@ -96,38 +92,34 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'no spinner, no notes')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .showSuggestionAfterError(true)
+    .configureHelp(TEACHING_HELP)
     .exitOverride()
-    .addHelpText(
-      'after',
-      `
-Environment:
-  HOSTCTL_BASE_URL, HOSTCTL_TOKEN, HOSTCTL_PROFILE, HOSTCTL_CONFIG_DIR, NO_COLOR
-${examples([
-  'hostctl sandbox > sandbox.env &  sleep 1; set -a; . ./sandbox.env; set +a   # a local platform to try things on',
-  'hostctl apps list',
-  'hostctl apps get ap-… ap-… --json',
-  'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
-  "hostctl api /apps --paginate --json | jq 'length'",
-])}`,
-    );
+    .examples([
+      // Pasted as it is, it leaves a sandbox running in the background, its log in a file,
+      // and this shell pointed at it; `kill %1` stops it.
+      'hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
+      'hostctl apps list',
+      'hostctl apps get ap-… ap-… --json',
+      'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',
+      "hostctl api /apps --paginate --json | jq 'length'",
+    ]);
 
   const auth = program
     .command('auth')
     .description('Log in, check and remove the stored token')
-    .addHelpText('after', examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout']));
+    .examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout'])
+    .seeAlso(['environment', 'exit-codes']);
   auth
     .command('login')
     .description('Check a token with one request, then store it in the OS keychain')
     .option('--with-token', 'read the token from stdin (for CI)')
     .option('--insecure-storage', 'store the token in a 0600 file instead of the keychain')
-    .addHelpText(
-      'after',
-      examples([
-        'hostctl auth login --base-url https://api.example.com/v1',
-        'hostctl auth login --with-token < token.txt',
-        'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
-      ]),
-    )
+    .examples([
+      'hostctl auth login --base-url https://api.example.com/v1',
+      'hostctl auth login --with-token < token.txt',
+      'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
+    ])
+    .seeAlso(['environment', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { loginRun } = await import('./commands/auth.js');
@@ -138,7 +130,8 @@ ${examples([
     .command('status')
     .description('Show the profile, base URL, token source and …last4 (no request unless --check)')
     .option('--check', 'send one request to check the token')
-    .addHelpText('after', examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json']))
+    .examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json'])
+    .seeAlso(['environment', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { statusRun } = await import('./commands/auth.js');
@@ -148,7 +141,8 @@ ${examples([
   auth
     .command('logout')
     .description("Remove the profile's stored token")
-    .addHelpText('after', examples(['hostctl auth logout', 'hostctl --profile staging auth logout']))
+    .examples(['hostctl auth logout', 'hostctl --profile staging auth logout'])
+    .seeAlso(['environment'])
     .action(
       action(async (ctx) => {
         const { logoutRun } = await import('./commands/auth.js');
@@ -158,7 +152,8 @@ ${examples([
   auth
     .command('token')
     .description('Print the token to stdout (for piping)')
-    .addHelpText('after', examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"']))
+    .examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"'])
+    .seeAlso(['environment'])
     .action(
       action(async (ctx) => {
         const { tokenRun } = await import('./commands/auth.js');
@@ -179,18 +174,16 @@ ${examples([
     .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [])
     .option('-i, --include', 'print the status line and headers before the body')
     .option('--paginate', 'follow next pages and concatenate the arrays')
-    .addHelpText(
-      'after',
-      examples([
-        'hostctl api /apps',
-        "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
-        'hostctl api /apps --paginate -o ndjson',
-        'hostctl api -X POST /apps -f name=demo -F replicas=2',
-        'hostctl api /docs -i',
-        'hostctl api getApp -f publicId=ap-…   # method and path from the reference (hostctl docs --operations)',
-        'hostctl api listApps -f itemsPerPage=5',
-      ]),
-    )
+    .examples([
+      'hostctl api /apps',
+      "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
+      'hostctl api /apps --paginate -o ndjson',
+      'hostctl api -X POST /apps -f name=demo -F replicas=2',
+      'hostctl api /docs -i',
+      'hostctl api getApp -f publicId=ap-…   # method and path from the reference (hostctl docs --operations)',
+      'hostctl api listApps -f itemsPerPage=5',
+    ])
+    .seeAlso(['formatting', 'rate-limit', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { apiRun } = await import('./commands/api.js');
@@ -204,10 +197,8 @@ ${examples([
     .option('--open', 'open the reference in the browser')
     .option('--operations', 'list method, path and summary of each operation (the reference is kept for a day)')
     .option('--refresh', 'fetch the reference again now and keep it')
-    .addHelpText(
-      'after',
-      examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].operationId"', 'hostctl docs --refresh', 'hostctl docs diff --exit-status']),
-    )
+    .examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].operationId"', 'hostctl docs --refresh', 'hostctl docs diff --exit-status'])
+    .seeAlso(['formatting'])
     .action(
       action(async (ctx, c) => {
         const { docsRun } = await import('./commands/docs.js');
@@ -218,7 +209,8 @@ ${examples([
     .command('diff')
     .description('Show operations added, removed and changed since the kept reference, then keep the current one')
     .option('--exit-status', 'exit 1 when something changed (for CI)')
-    .addHelpText('after', examples(['hostctl docs diff', 'hostctl docs diff --json', 'hostctl docs diff --exit-status -o tsv   # in CI: fail when the beta changed']))
+    .examples(['hostctl docs diff', 'hostctl docs diff --json', 'hostctl docs diff --exit-status -o tsv   # in CI: fail when the beta changed'])
+    .seeAlso(['formatting', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { docsDiffRun } = await import('./commands/docs.js');
@@ -230,7 +222,8 @@ ${examples([
     .command('rate-limit')
     .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
     .option('--refresh', 'spend one request to update it')
-    .addHelpText('after', examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining']))
+    .examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining'])
+    .seeAlso(['rate-limit'])
     .action(
       action(async (ctx, c) => {
         const { rateLimitRun } = await import('./commands/rate-limit.js');
@@ -243,13 +236,14 @@ ${examples([
     ['list', '', 'show all settings', ['hostctl config list', 'hostctl config list --json']],
     ['get', '<key>', 'print one setting, e.g. profiles.default.baseUrl', ['hostctl config get profiles.default.baseUrl', 'hostctl config get defaultProfile']],
     ['set', '<key> <value>', 'change one setting', ['hostctl config set profiles.default.output json', 'hostctl config set defaultProfile staging']],
-    ['unset', '<key>', 'remove one setting', ['hostctl config unset profiles.default.output']],
+    ['unset', '<key>', 'remove one setting', ['hostctl config unset profiles.default.output', 'hostctl config unset defaultProfile']],
     ['path', '', 'print where the config file lives', ['hostctl config path', 'cat "$(hostctl config path)"']],
   ] as const) {
     const sub = config
       .command(`${verb}${args ? ` ${args}` : ''}`)
       .description(desc)
-      .addHelpText('after', examples([...example]));
+      .examples(example)
+      .seeAlso(['environment']);
     sub.action(
       action(async (ctx, c) => {
         const { configRun } = await import('./commands/config.js');
@@ -257,21 +251,25 @@ ${examples([
       }),
     );
   }
-  config.addHelpText(
-    'after',
-    examples([
+  config
+    .examples([
       'hostctl config set profiles.default.baseUrl https://api.example.com/v1',
       'hostctl config set profiles.default.output json',
       'hostctl config set defaultProfile staging',
       'hostctl config list',
-    ]),
-  );
+    ])
+    .seeAlso(['environment']);
 
   program
     .command('completion')
     .description('Print the shell completion script')
     .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', examples(['hostctl completion bash >> ~/.bashrc', 'hostctl completion fish > ~/.config/fish/completions/hostctl.fish']))
+    // The same lines as docs/completion.md's, which a test runs in a fresh home directory.
+    .examples([
+      `echo 'source <(hostctl completion bash)' >> ~/.bashrc`,
+      `echo 'source <(hostctl completion zsh)' >> ~/.zshrc`,
+      'mkdir -p ~/.config/fish/completions && hostctl completion fish > ~/.config/fish/completions/hostctl.fish',
+    ])
     .action(
       action(async (ctx, c) => {
         const { completionRun } = await import('./commands/completion.js');
@@ -286,10 +284,41 @@ ${examples([
     .description('Run the local platform emulator (see hostctl sandbox --help)')
     .allowUnknownOption()
     .allowExcessArguments()
+    .seeAlso(['sandbox'])
     // Reached only with options before the word (`hostctl -q sandbox`): main() hands a
     // leading `sandbox` to the sandbox's own parser.
     .action(() => {
       throw new UsageError('The sandbox takes only its own options, after the word sandbox.', 'Run "hostctl sandbox --help" for them, e.g. hostctl sandbox --port 8080.');
+    });
+
+  program
+    .command('version')
+    .description('Print the versions of hostctl and Node.js, and the platform (for bug reports)')
+    .examples(['hostctl version', 'hostctl version --json'])
+    .action(
+      action(async (ctx) => {
+        const { versionRun } = await import('./commands/version.js');
+        await versionRun(ctx);
+      }),
+    );
+
+  program
+    .command('help')
+    .argument('[command-or-topic...]', 'a command (apps list) or a topic below')
+    .description('Show the help of a command, or a help topic')
+    .examples(['hostctl help exit-codes', 'hostctl help apps list'])
+    .action(async (words: string[]) => {
+      const { helpFor } = await import('./help/run.js');
+      const answer = helpFor(program, words);
+      if ('text' in answer) {
+        guarded(process.stdout).write(answer.text);
+        return;
+      }
+      const meant = answer.suggestions.map((s) => `"hostctl help ${s}"`).join(' or ');
+      throw new UsageError(
+        `There is no help topic or command "${answer.unknown}".`,
+        `${meant ? `Did you mean ${meant}? ` : ''}Run "hostctl help" for the commands and topics.`,
+      );
     });
 
   return program;

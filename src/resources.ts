@@ -6,7 +6,7 @@ import { oneLine } from './output/sanitize.js';
 export interface Resource {
   /** Command name and key in the ID cache: `hostctl <name> list`. */
   readonly name: string;
-  /** Other command names (`envs`). */
+  /** Other command names: the singular, and short forms (`envs`, `env`). */
   readonly aliases: readonly string[];
   /** What one object is called in messages. */
   readonly singular: string;
@@ -55,7 +55,7 @@ export const NAME_FIELDS: readonly string[] = ['name', 'displayName', 'fullName'
 export const RESOURCES: readonly Resource[] = [
   {
     name: 'apps',
-    aliases: [],
+    aliases: ['app'],
     singular: 'app',
     path: '/apps',
     prefix: 'ap-',
@@ -65,7 +65,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'environments',
-    aliases: ['envs'],
+    aliases: ['envs', 'environment', 'env'],
     singular: 'environment',
     path: '/environments',
     prefix: 'en-',
@@ -75,7 +75,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'deployments',
-    aliases: [],
+    aliases: ['deployment'],
     singular: 'deployment',
     path: '/deployments',
     columns: ['environment', 'status', 'commit', 'createdAt'],
@@ -87,7 +87,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'domains',
-    aliases: [],
+    aliases: ['domain'],
     singular: 'domain',
     path: '/domains',
     prefix: 'do-',
@@ -100,7 +100,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'teams',
-    aliases: [],
+    aliases: ['team'],
     singular: 'team',
     path: '/teams',
     columns: ['name', 'plan', 'createdAt'],
@@ -108,7 +108,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'people',
-    aliases: [],
+    aliases: ['person'],
     singular: 'person',
     path: '/people',
     columns: ['name', 'email', 'role', 'team'],
@@ -117,7 +117,7 @@ export const RESOURCES: readonly Resource[] = [
   },
   {
     name: 'payment-methods',
-    aliases: [],
+    aliases: ['payment-method'],
     singular: 'payment method',
     path: '/payment-methods',
     columns: ['type', 'brand', 'last4', 'team', 'expiresAt'],

@@ -86,7 +86,9 @@ export function deleteKeychain(account: string): Promise<boolean> {
  * a headless gnome-keyring that never created or unlocked its "login" keyring.
  */
 function noDefaultCollection(reason: string): boolean {
-  return /collection|does not exist at path|no such object/i.test(reason);
+  // What @napi-rs/keyring reports for gnome-keyring unlocked with an empty password, and
+  // what other Secret Services say of a missing collection.
+  return /no result found|default collection|does not exist at path|no such object/i.test(reason);
 }
 
 /**
@@ -98,11 +100,11 @@ export function keychainUnavailableError(err: KeychainUnavailable, message: stri
   const found = noDefaultCollection(err.reason);
   return new AuthError(
     found
-      ? `${message} A Secret Service answered, but it has no default keyring to keep the token in (it said: ${err.reason}).`
+      ? `${message} A Secret Service answers, but it has no default keyring to keep the token in (it said: ${err.reason}).`
       : `${message} The keychain said: ${err.reason}.`,
     hint ??
       (found
-        ? 'Create or unlock a default keyring (for example "login" in Seahorse, or gnome-keyring-daemon --unlock), ' +
+        ? 'Give it one: unlock gnome-keyring with a password that is not empty, which creates one (docs/authentication.md), ' +
           'or pass the token for each run in HOSTCTL_TOKEN, or run "hostctl auth login --insecure-storage".'
         : 'Three ways out: start a Secret Service (on Linux, gnome-keyring-daemon in a D-Bus session), ' +
           'or pass the token for each run in HOSTCTL_TOKEN, ' +

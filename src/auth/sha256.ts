@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, for the token's fingerprint. Every
-// command computes it, and loading node:crypto costs about 6 ms (the bench machine, README
-// "Performance"), several times what hashing a token of a few dozen bytes takes here.
+// command computes it, and loading node:crypto costs about 6 ms (the bench machine,
+// docs/performance.md), several times what hashing a token of a few dozen bytes takes here.
 // test/unit/sha256.test.ts checks it against node:crypto.
 
 const K = new Uint32Array([

@@ -18,6 +18,7 @@ import { stateFile } from '../config/paths.js';
 import { StateStore, baseUrlKey } from '../config/state.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
+import { HELP_TOPICS } from '../help/names.js';
 
 export interface Candidate {
   value: string;
@@ -331,10 +332,24 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
     return [];
   }
   if (cmd.name === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
+  if (cmd.name === 'help' && cmd.parent && !cmd.parent.parent) return helpCandidates(cmd.parent, args);
   if (cmd.name === 'api' && args.length === 0) {
     return [...RESOURCES.map((r) => ({ value: r.path, description: r.description })), ...sources.operationIds()];
   }
   return [];
+}
+
+/** `hostctl help <Tab>`: the topics and the commands, then the subcommands of what was given. */
+function helpCandidates(program: Cmd, args: readonly string[]): Candidate[] {
+  let cmd = program;
+  for (const word of args) {
+    const sub = findSubcommand(cmd, word);
+    if (!sub) return [];
+    cmd = sub;
+  }
+  const commands = subcommandCandidates(cmd).filter((c) => c.value !== 'help');
+  if (cmd !== program) return commands;
+  return [...Object.entries(HELP_TOPICS).map(([value, description]) => ({ value, description })), ...commands];
 }
 
 function configValues(key: string, sources: Sources): Candidate[] {

@@ -28,7 +28,7 @@ export function completionScript(shell: string, from: string = fileURLToPath(imp
   if (!path) {
     throw new HostctlError(
       `The completion script ${file} is missing from this installation of hostctl.`,
-      'Reinstall hostctl (npm install -g hostctl); the scripts ship in its completions/ folder.',
+      'Reinstall hostctl (docs/install.md); the scripts ship in its completions/ folder.',
     );
   }
   return readFileSync(path, 'utf8');

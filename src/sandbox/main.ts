@@ -21,7 +21,15 @@ function nonEmpty(what: string) {
   };
 }
 
-function program(): Command {
+/** Shown by --help, and in the generated reference (docs/commands.md, man/). */
+export const SANDBOX_EXAMPLES: readonly string[] = [
+  'hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
+  'hostctl sandbox --port 8080',
+  'hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json',
+];
+
+/** The sandbox's own parser; also read by the generated reference. */
+export function sandboxProgram(): Command {
   return new Command('hostctl sandbox')
     .description('Run a local emulator of the platform API on loopback: seeded data, tokens, rate limit and lockout, as the platform document describes.')
     .addOption(new Option('--host <address>', 'address to listen on').default(DEFAULTS.host).argParser(nonEmpty('--host')))
@@ -37,17 +45,21 @@ function program(): Command {
     .addHelpText(
       'after',
       `
-Prints two lines on stdout, then serves until Ctrl-C (SIGINT) or SIGTERM; logs go to stderr:
+Prints two lines on stdout, then serves until Ctrl-C (SIGINT) or SIGTERM:
   HOSTCTL_BASE_URL=http://127.0.0.1:PORT/v1
   HOSTCTL_TOKEN=<a token named "sandbox">
+Logs go to stderr, after the "export ..." line to paste into another terminal.
 
 Examples:
-  $ hostctl sandbox --port 8080
-  $ hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json
-  $ hostctl sandbox > sandbox.env 2> sandbox.log &  sleep 1; set -a; . ./sandbox.env; set +a
+${SANDBOX_EXAMPLES.map((l) => `  $ ${l}`).join('\n')}
 
 Admin endpoints (loopback only, no token): POST/GET /_sandbox/tokens, DELETE /_sandbox/tokens/NAME,
-GET/DELETE /_sandbox/requests, GET/POST /_sandbox/objects/RESOURCE.`,
+GET/DELETE /_sandbox/requests, GET/POST /_sandbox/objects/RESOURCE.
+
+Learn more:
+  hostctl help sandbox  how to start it and point hostctl at it
+  man hostctl-sandbox   this help as a manual page (also docs/commands.md, docs/sandbox.md)
+`,
     )
     .allowExcessArguments(false)
     .exitOverride()
@@ -80,12 +92,17 @@ function usageMessage(err: CommanderError): string {
   return /[.!?]$/.test(first) ? first : `${first}.`;
 }
 
+/** The shell line that points hostctl at this sandbox; quoted, so any shell takes it as is. */
+export function exportLine(url: string, token: string): string {
+  return `export HOSTCTL_BASE_URL='${url}' HOSTCTL_TOKEN='${token}'`;
+}
+
 export async function sandboxMain(argv: string[]): Promise<number> {
   // `hostctl sandbox | head -2`: a reader that goes away must not crash the server.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const cmd = program();
+  const cmd = sandboxProgram();
   try {
     cmd.parse(argv, { from: 'user' });
   } catch (err) {
@@ -120,8 +137,12 @@ export async function sandboxMain(argv: string[]): Promise<number> {
     throw err;
   }
   process.stdout.write(`HOSTCTL_BASE_URL=${sandbox.url}\nHOSTCTL_TOKEN=${sandbox.token}\n`);
+  // stdout usually goes to a file (`> sandbox.env`); the person at the terminal, or reading
+  // the log, gets the line to paste into another shell. It is the sandbox's own
+  // throwaway token, the one stdout carries; request log lines never show it.
   process.stderr.write(
-    `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n`,
+    `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n` +
+      `hostctl sandbox: to use it from another terminal, run:\n${exportLine(sandbox.url, sandbox.token)}\n`,
   );
 
   const running = sandbox;

@@ -193,7 +193,7 @@ describe('--help', () => {
     return out;
   }
 
-  it('every command answers --help with a description and real examples, exit 0', async () => {
+  it('every command answers --help with a description, two examples or more, its inherited flags and where to read more, exit 0', async () => {
     const paths = [[], ...commandPaths(buildProgram())];
     expect(paths.length).toBeGreaterThan(30);
     for (const path of paths) {
@@ -201,7 +201,10 @@ describe('--help', () => {
       const name = `hostctl ${path.join(' ')} --help`;
       expect(r.code, name).toBe(0);
       expect(r.stdout, name).toMatch(/^Usage: hostctl/);
-      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n)+/);
+      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n){2,}/);
+      expect(r.stdout, name).toMatch(/\nLearn more:\n(?: {2}(?:hostctl help|man) .*\n)+/);
+      // The sandbox parses its own flags; it takes no global one.
+      if (path.length > 0 && path[0] !== 'sandbox') expect(r.stdout, name).toMatch(/\nInherited Options:\n(?:.*\n)*? {2}--base-url <url>.*\n(?:.*\n)*? {2}-o, --output <format>/);
       expect(r.stderr, name).toBe('');
     }
   });

@@ -82,14 +82,25 @@ afterAll(() => home.cleanup());
 
 describe('hostctl __complete (the engine, through the CLI)', () => {
   it('completes a partial command', async () => {
-    expect(values(await engine(['ap']))).toEqual(expect.arrayContaining(['apps', 'api']));
-    expect(values(await engine(['ap']))).toHaveLength(2);
+    expect(values(await engine(['ap']))).toEqual(expect.arrayContaining(['apps', 'app', 'api']));
+    expect(values(await engine(['ap']))).toHaveLength(3);
   });
 
   it("lists a resource's verbs and aliases, also after a command alias", async () => {
     expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
-    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get', 'view']);
-    expect(values(await engine(['']))).toEqual(expect.arrayContaining(['apps', 'environments', 'envs', 'auth', 'config', 'completion']));
+    for (const alias of ['envs', 'env', 'environment', 'app', 'person', 'payment-method']) {
+      expect(values(await engine([alias, ''])), alias).toEqual(['list', 'ls', 'get', 'view']);
+    }
+    expect(values(await engine(['']))).toEqual(
+      expect.arrayContaining(['apps', 'app', 'environments', 'envs', 'env', 'environment', 'deployment', 'domain', 'team', 'person', 'payment-method', 'auth', 'config', 'completion', 'version', 'help']),
+    );
+  });
+
+  it('completes help topics and commands after "help", and subcommands after a command', async () => {
+    const topics = ['environment', 'exit-codes', 'formatting', 'rate-limit', 'sandbox'];
+    expect(values(await engine(['help', '']))).toEqual(expect.arrayContaining([...topics, 'apps', 'auth', 'version']));
+    expect(values(await engine(['help', 'ex']))).toEqual(['exit-codes']);
+    expect(values(await engine(['help', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
   });
 
   it('prints a description after a tab, on one line', async () => {
@@ -138,6 +149,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
 
   it('completes `get` with the IDs seen before, for the current profile, never hostile ones', async () => {
     expect(values(await engine(['apps', 'get', '']))).toEqual(PROD_APPS);
+    expect(values(await engine(['app', 'view', '']))).toEqual(PROD_APPS);
     expect(values(await engine(['apps', 'get', 'ap-7f3k-']))).toEqual(['ap-7f3k-x2q9', 'ap-7f3k-b001']);
     expect(values(await engine(['apps', 'get', 'ap-7f3k-x2q9', '']))).toEqual(['ap-7f3k-b001', 'ap-zz-9']);
   });
@@ -329,7 +341,7 @@ describe.each(SKIPPED)('completion in %s', () => {
 
 describe.each(SHELLS)('completion in %s', (name, complete) => {
   it('completes a partial command', async () => {
-    expect(sorted(await complete('hostctl ap'))).toEqual(['api', 'apps']);
+    expect(sorted(await complete('hostctl ap'))).toEqual(['api', 'app', 'apps']);
   });
 
   it("lists a resource's verbs", async () => {

@@ -1,4 +1,4 @@
-// How bin/hostctl.js starts the built CLI (README "Performance"): the --version answer it
+// How bin/hostctl.js starts the built CLI (docs/performance.md): the --version answer it
 // gives itself, and the V8 code caches of dist/hostctl.cjs (the program) and
 // dist/complete.cjs (`hostctl __complete`), which may be missing, damaged or unwritable
 // without changing what hostctl does. Each test runs a private copy of the package, so

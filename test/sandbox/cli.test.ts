@@ -1,7 +1,7 @@
 // `hostctl sandbox` as a user runs it: the built CLI in a child process. Start-up output,
 // flags, exit codes, signals, --seed and --state. Needs `npm run build` first.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -55,7 +55,16 @@ describe('start-up and stop', () => {
     expect(r.code).toBe(0);
     const token = /HOSTCTL_TOKEN=(.*)/.exec(r.stdout)?.[1] ?? 'missing';
     expect(r.stderr).toContain('GET /v1/teams 200 sandbox');
-    expect(r.stderr).not.toContain(token);
+    // The token is on stderr once: in the line to paste into another terminal, never in the request log.
+    const lines = r.stderr.split('\n');
+    expect(lines.filter((l) => l.includes(token))).toEqual([`export HOSTCTL_BASE_URL='${/HOSTCTL_BASE_URL=(.*)/.exec(r.stdout)?.[1]}' HOSTCTL_TOKEN='${token}'`]);
+  });
+
+  it('the export line on stderr, pasted into another shell, points hostctl at the sandbox', async () => {
+    const r = await runUntilSignal('SIGTERM');
+    const line = r.stderr.split('\n').find((l) => l.startsWith('export ')) ?? 'missing';
+    const shell = spawnSync('bash', ['-c', `${line}; printf '%s\\n' "$HOSTCTL_BASE_URL" "$HOSTCTL_TOKEN"`], { encoding: 'utf8' });
+    expect(shell.stdout).toBe(r.stdout.replace(/^HOSTCTL_[A-Z_]+=/gm, ''));
   });
 
   it('stops on SIGINT with 0', async () => {

@@ -1,0 +1,13 @@
+// `hostctl version`: what a bug report needs, hostctl's version with Node's and the platform's.
+
+import { VERSION, type Context } from '../context.js';
+
+export async function versionRun(ctx: Context): Promise<void> {
+  const info = { version: VERSION, node: process.version, platform: process.platform, arch: process.arch };
+  const format = ctx.outputFormat();
+  if (format === 'json' || format === 'ndjson') {
+    ctx.io.out(`${JSON.stringify(info, null, format === 'json' ? 2 : undefined)}\n`);
+    return;
+  }
+  ctx.io.out(`hostctl ${VERSION}\nNode.js ${process.version} on ${process.platform}-${process.arch}\n`);
+}

@@ -1,0 +1,84 @@
+// The command every hostctl command is made of: commander's, plus what help and the
+// generated reference (docs/commands.md, man/) read off it: examples and the help topics
+// to read next. Help that teaches, as gh's does: the inherited global flags, examples,
+// and where to read more, under every command.
+
+import { Command, Help, type HelpConfiguration, type HelpContext } from 'commander';
+import { HELP_TOPICS } from './names.js';
+
+export class HostctlCommand extends Command {
+  /** Command lines, shown after "$ " under "Examples:". */
+  readonly exampleLines: string[] = [];
+  /** Help topics worth reading next, by name (`hostctl help <topic>`). */
+  readonly topicNames: string[] = [];
+
+  override createCommand(name?: string): HostctlCommand {
+    return new HostctlCommand(name);
+  }
+
+  examples(lines: readonly string[]): this {
+    this.exampleLines.push(...lines);
+    return this;
+  }
+
+  seeAlso(topics: readonly string[]): this {
+    for (const t of topics) {
+      if (!(t in HELP_TOPICS)) throw new Error(`No help topic "${t}".`);
+      this.topicNames.push(t);
+    }
+    return this;
+  }
+
+  // commander answers a group run without its subcommand (`hostctl`, `hostctl apps`) with
+  // its help on stderr and exit 1. The help is what was asked for: stdout and exit 0, as gh.
+  override help(context?: HelpContext): never;
+  override help(cb: (str: string) => string): never;
+  override help(arg?: HelpContext | ((str: string) => string)): never {
+    if (typeof arg === 'function') return super.help(arg);
+    return super.help(arg?.error ? undefined : arg);
+  }
+}
+
+/** The words of a command after "hostctl": ["apps", "list"]. */
+export function commandPath(cmd: Command): string[] {
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  return path;
+}
+
+/** The name of a command's man page: hostctl-apps-list. */
+export function manPageName(cmd: Command): string {
+  return ['hostctl', ...commandPath(cmd)].join('-');
+}
+
+/** What every --help adds to commander's: inherited options, examples, topics, pages. */
+export const TEACHING_HELP: HelpConfiguration = {
+  showGlobalOptions: true,
+  formatItemList(this: Help, heading: string, items: string[], helper: Help): string[] {
+    // gh's name for the global flags a subcommand accepts.
+    return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited Options:' : heading, items, helper);
+  },
+  formatHelp(this: Help, cmd: Command, helper: Help): string {
+    return Help.prototype.formatHelp.call(this, cmd, helper) + teachingSections(cmd);
+  },
+};
+
+function teachingSections(cmd: Command): string {
+  const out: string[] = [''];
+  const examples = cmd instanceof HostctlCommand ? cmd.exampleLines : [];
+  if (examples.length > 0) out.push('Examples:', ...examples.map((l) => `  $ ${l}`), '');
+  const rows: [string, string][] = [];
+  if (!cmd.parent) {
+    out.push('Help topics:', ...table(Object.entries(HELP_TOPICS).map(([t, summary]) => [`hostctl help ${t}`, summary])), '');
+  } else if (cmd instanceof HostctlCommand) {
+    for (const t of cmd.topicNames) rows.push([`hostctl help ${t}`, HELP_TOPICS[t] ?? '']);
+  }
+  rows.push([`man ${manPageName(cmd)}`, `this help as a manual page (also docs/commands.md)`]);
+  out.push('Learn more:', ...table(rows), '');
+  return out.join('\n');
+}
+
+function table(rows: [string, string][]): string[] {
+  const width = Math.max(...rows.map(([a]) => a.length));
+  return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`);
+}

@@ -1,0 +1,157 @@
+// Help that teaches and forgiving commands, as a user meets them: `hostctl help <topic>`,
+// groups without a subcommand, the singular aliases and `view`, `hostctl version`, and the
+// first example of `hostctl --help` pasted into a real bash.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { HELP_TOPICS } from '../../src/help/names.js';
+
+const TOPICS = Object.keys(HELP_TOPICS);
+
+describe('hostctl help <topic>', () => {
+  it('lists every topic under `hostctl help`, which is the root help, on stdout with exit 0', async () => {
+    const r = await runCli(['help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^Usage: hostctl /);
+    for (const t of TOPICS) expect(r.stdout).toContain(`hostctl help ${t}`);
+    expect(r.stdout).toBe((await runCli(['--help'])).stdout);
+  });
+
+  it.each(TOPICS)('prints the topic %s, exit 0', async (topic) => {
+    const r = await runCli(['help', topic]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    // A topic of its own, not the root help that commander falls back to.
+    expect(r.stdout).not.toMatch(/^Usage:/);
+    expect(r.stdout.length).toBeGreaterThan(400);
+  });
+
+  it('exit-codes names every code of the contract', async () => {
+    const r = await runCli(['help', 'exit-codes']);
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 130]) expect(r.stdout).toMatch(new RegExp(`^ {2}${code} +\\S`, 'm'));
+  });
+
+  it('prints the help of a command, aliases too', async () => {
+    const r = await runCli(['help', 'env', 'view']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await runCli(['environments', 'get', '--help'])).stdout);
+  });
+
+  it('an unknown topic or command: exit 2, one sentence and a suggestion, nothing on stdout', async () => {
+    const r = await runCli(['help', 'exitcodes']);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'hostctl: There is no help topic or command "exitcodes".\nDid you mean "hostctl help exit-codes"? Run "hostctl help" for the commands and topics.\n',
+    });
+    const sub = await runCli(['help', 'apps', 'lst']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('Did you mean "hostctl help apps list"');
+    const none = await runCli(['help', 'zzzzzz']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).not.toContain('Did you mean');
+  });
+
+  it('an unknown command still gets its suggestion and exit 2', async () => {
+    const r = await runCli(['aps', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/unknown command 'aps'\n\(Did you mean .*\bapps\b/);
+  });
+
+  it('the topics are not in the program that every command loads', () => {
+    const program = readFileSync(join(ROOT, 'dist', 'hostctl.cjs'), 'latin1');
+    expect(program).not.toContain('Start it in the background of this shell');
+    const chunks = readdirSync(join(ROOT, 'dist', 'chunks')).filter((f) => f.startsWith('help-'));
+    expect(chunks).toHaveLength(1);
+  });
+});
+
+describe('a group without its subcommand prints its help on stdout, exit 0', () => {
+  it.each([[[]], [['apps']], [['auth']], [['config']], [['env']]])('hostctl %j', async (args) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe((await runCli([...args, '--help'])).stdout);
+  });
+});
+
+describe('hostctl version', () => {
+  it('prints hostctl, Node.js and the platform', async () => {
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const r = await runCli(['version']);
+    expect(r).toEqual({ code: 0, stdout: `hostctl ${version}\nNode.js ${process.version} on ${process.platform}-${process.arch}\n`, stderr: '' });
+    const json = await runCli(['version', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ version, node: process.version, platform: process.platform, arch: process.arch });
+  });
+});
+
+describe('singular nouns and view, against the sandbox', () => {
+  let sandbox: Sandbox;
+  let config: { path: string; cleanup(): void };
+  const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path });
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--rate-limit', '1000']);
+    config = tmpDir();
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+    config.cleanup();
+  });
+
+  it.each([
+    ['app', 'apps'],
+    ['env', 'environments'],
+    ['environment', 'environments'],
+    ['deployment', 'deployments'],
+    ['domain', 'domains'],
+    ['team', 'teams'],
+    ['person', 'people'],
+    ['payment-method', 'payment-methods'],
+  ])('%s list is %s list', async (alias, name) => {
+    const a = await runCli([alias, 'list', '--limit', '3', '-o', 'tsv'], { env: env() });
+    const b = await runCli([name, 'list', '--limit', '3', '-o', 'tsv'], { env: env() });
+    expect(a.code).toBe(0);
+    expect(a.stdout.trim().split('\n')).toHaveLength(3);
+    expect(a).toEqual(b);
+  });
+
+  it('view is get', async () => {
+    const ids = (await runCli(['apps', 'list', '--limit', '2', '-o', 'tsv', '--fields', 'publicId'], { env: env() })).stdout.trim().split('\n');
+    const viewed = await runCli(['app', 'view', ...ids, '--json'], { env: env() });
+    expect(viewed.code).toBe(0);
+    expect(viewed).toEqual(await runCli(['apps', 'get', ...ids, '--json'], { env: env() }));
+    expect((JSON.parse(viewed.stdout) as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
+  });
+});
+
+describe('the first example of hostctl --help', () => {
+  it('pasted into bash, starts a sandbox with its log in a file and points the shell at it', async () => {
+    const help = (await runCli(['--help'])).stdout;
+    const first = /\nExamples:\n {2}\$ (.*)\n/.exec(help)?.[1] ?? 'missing';
+    expect(first).toContain('2> sandbox.log');
+    const dir = tmpDir();
+    try {
+      const bin = join(dir.path, 'bin');
+      mkdirSync(bin);
+      symlinkSync(BIN, join(bin, 'hostctl'));
+      const script = `${first}\nhostctl apps list --limit 2 -o tsv --fields publicId\nkill %1\nwait\n`;
+      const r = await runProcess('bash', ['-c', script], {
+        cwd: dir.path,
+        env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOSTCTL_CONFIG_DIR: join(dir.path, 'config') },
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^ap-\S+\nap-\S+\n$/);
+      const log = readFileSync(join(dir.path, 'sandbox.log'), 'utf8');
+      expect(log).toContain('hostctl sandbox: serving http://127.0.0.1:');
+      expect(log).toMatch(/^export HOSTCTL_BASE_URL=/m);
+      expect(log).toContain('GET /v1/apps 200 sandbox');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

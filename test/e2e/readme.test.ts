@@ -1,0 +1,198 @@
+// The README is followed as a newcomer follows it: every fenced `sh` block, in order, in
+// one bash with `set -e`, in a fresh home directory, with this clone's hostctl on the PATH.
+// Its examples start their own sandbox, as the README says to. The user guides whose
+// snippets change the machine (completion, the headless keychain) run the same way
+// against a sandbox started here, as after the README's first example.
+//
+// Markers, an HTML comment on the line before a block:
+//   <!-- snippet: not run, <why> -->     a block that cannot run here (a real platform login)
+//   <!-- snippet needs: prog prog -->    skipped, with the reason, when a program is missing
+//                                        (except under CI=true, where that fails)
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { BIN, ROOT, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+
+interface Snippet {
+  /** 1-based line of the opening fence. */
+  line: number;
+  code: string;
+  notRun?: string;
+  needs: string[];
+}
+
+export function snippets(markdown: string): Snippet[] {
+  const lines = markdown.split('\n');
+  const out: Snippet[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]?.trim() !== '```sh') continue;
+    const indent = /^\s*/.exec(lines[i] ?? '')?.[0] ?? '';
+    const marker = (lines[i - 1] ?? '').trim();
+    const end = lines.findIndex((l, j) => j > i && l.trim() === '```');
+    if (end === -1) throw new Error(`line ${i + 1}: a fenced block that is never closed`);
+    out.push({
+      line: i + 1,
+      code: lines
+        .slice(i + 1, end)
+        .map((l) => (l.startsWith(indent) ? l.slice(indent.length) : l))
+        .join('\n'),
+      notRun: /^<!-- snippet: not run, (.+) -->$/.exec(marker)?.[1],
+      needs: /^<!-- snippet needs: (.+) -->$/.exec(marker)?.[1]?.split(/\s+/) ?? [],
+    });
+    i = end;
+  }
+  return out;
+}
+
+const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
+
+/**
+ * Runs a file's runnable snippets in one bash and reports where it stopped. Background
+ * jobs a failed run leaves behind (a sandbox) are killed on the way out.
+ */
+async function follow(file: string, env: Record<string, string> = {}, prepare?: (cwd: string) => void) {
+  const all = snippets(readFileSync(join(ROOT, file), 'utf8'));
+  const missing = (s: Snippet) => s.needs.filter((p) => !has(p));
+  const runnable = all.filter((s) => s.notRun === undefined && (missing(s).length === 0 || process.env.CI === 'true'));
+  for (const s of all.filter((s) => s.notRun === undefined && !runnable.includes(s))) {
+    console.warn(`${file}:${s.line}: snippet skipped, ${missing(s).join(', ')} not installed`);
+  }
+  const script = [
+    'set -eo pipefail',
+    `trap 'echo "snippet at ${file}:$__line failed with exit $?" >&2' ERR`,
+    "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
+    ...runnable.map((s) => `__line=${s.line}\n${s.code}`),
+    `echo "__done ${runnable.length}"`,
+  ].join('\n');
+  const dir = tmpDir('hostctl-readme-');
+  try {
+    const home = join(dir.path, 'home');
+    const bin = join(dir.path, 'bin');
+    const cwd = join(dir.path, 'work');
+    for (const d of [home, bin, cwd]) mkdirSync(d);
+    symlinkSync(BIN, join(bin, 'hostctl'));
+    prepare?.(cwd);
+    const r = await runProcess('bash', ['-c', script], {
+      cwd,
+      timeoutMs: 180_000,
+      env: { ...env, HOME: home, PATH: `${bin}:${process.env.PATH ?? ''}`, XDG_CONFIG_HOME: undefined, XDG_DATA_HOME: undefined, COLUMNS: '100' },
+    });
+    return { ...r, runnable, all, cwd, home, cleanup: dir.cleanup };
+  } catch (err) {
+    dir.cleanup();
+    throw err;
+  }
+}
+
+describe('README.md', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+  it('is at most 16 KB, with the quick start as it always was', () => {
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(16 * 1024);
+    expect(readme).toMatch(/## Quick start\n\n(?:<!--.*-->\n)?```sh\nnpm install && npm run demo\nnpm test\n```\n/);
+  });
+
+  it('says why for every snippet it does not run', () => {
+    for (const s of snippets(readme).filter((s) => s.notRun !== undefined)) expect(s.notRun?.length, `README.md:${s.line}`).toBeGreaterThan(10);
+    expect(snippets(readme).filter((s) => s.notRun === undefined).length).toBeGreaterThanOrEqual(11);
+  });
+
+  it('links to files that exist', () => {
+    const links = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? '').filter((l) => !/^[a-z]+:/.test(l));
+    expect(links.length).toBeGreaterThan(8);
+    for (const link of links) expect(existsSync(resolve(ROOT, link)), link).toBe(true);
+  });
+
+  it('runs start to finish, every sh block in order, in a fresh home directory', async () => {
+    const r = await follow('README.md');
+    try {
+      expect(r.stderr).not.toMatch(/snippet at README\.md:\d+ failed/);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`__done ${r.runnable.length}\\n$`));
+      // The sandbox of example 1 ran, logged to its file, and served the examples.
+      const log = readFileSync(join(r.cwd, 'sandbox.log'), 'utf8');
+      expect(log).toMatch(/^export HOSTCTL_BASE_URL=/m);
+      expect(log).toContain('POST /v1/apps 201 sandbox');
+      expect(readFileSync(join(r.home, '.bashrc'), 'utf8')).toBe('source <(hostctl completion bash)\n');
+      expect(r.stdout).toContain('no such app');
+    } finally {
+      r.cleanup();
+    }
+  });
+});
+
+describe('the user guides whose snippets change the machine', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--rate-limit', '1000']);
+  });
+  afterAll(() => sandbox.stop());
+  const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
+
+  it('docs/completion.md: every install line works in a fresh home directory', async () => {
+    const r = await follow('docs/completion.md', env());
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.runnable.length).toBeGreaterThanOrEqual(4);
+      const completions = (p: string) => readFileSync(join(r.home, p), 'utf8');
+      expect(completions('.local/share/bash-completion/completions/hostctl')).toBe(readFileSync(join(ROOT, 'completions', 'hostctl.bash'), 'utf8'));
+      expect(completions('.config/fish/completions/hostctl.fish')).toBe(readFileSync(join(ROOT, 'completions', 'hostctl.fish'), 'utf8'));
+      expect(completions('.config/fish/config.fish')).toBe('hostctl completion fish | source\n');
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('docs/authentication.md: the headless keychain recipe stores the token in a keyring it creates', async () => {
+    const r = await follow('docs/authentication.md', env(), (cwd) => writeFileSync(join(cwd, 'token.txt'), sandbox.token));
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.runnable).toHaveLength(1);
+      expect(r.stderr).toContain('checked and stored in the OS keychain');
+      expect(r.stdout).toContain('overrides the token stored in the keychain');
+      expect(existsSync(join(r.home, '.local', 'share', 'keyrings', 'login.keyring'))).toBe(true);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('a Secret Service without a default keyring: login says so, and how to make one, not that there is no Secret Service', async () => {
+    if (!has('dbus-run-session') && process.env.CI !== 'true') return;
+    const dir = tmpDir();
+    try {
+      // What the old recipe did with KEYRING_PASSWORD unset: gnome-keyring runs, but makes no keyring.
+      const script = 'printf "" | gnome-keyring-daemon --unlock --components=secrets > /dev/null; hostctl auth login --with-token < token.txt';
+      writeFileSync(join(dir.path, 'token.txt'), sandbox.token);
+      mkdirSync(join(dir.path, 'bin'));
+      symlinkSync(BIN, join(dir.path, 'bin', 'hostctl'));
+      const r = await runProcess('dbus-run-session', ['--', 'sh', '-c', script], {
+        cwd: dir.path,
+        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOME: dir.path, PATH: `${join(dir.path, 'bin')}:${process.env.PATH ?? ''}` },
+      });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/has no default keyring/);
+      expect(r.stderr).toContain('docs/authentication.md');
+      expect(r.stderr).not.toContain('start a Secret Service');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('docs/authentication.md: with the password unset, the recipe stops before it logs in, and says why', async () => {
+    const recipe = snippets(readFileSync(join(ROOT, 'docs', 'authentication.md'), 'utf8')).find((s) => s.code.includes('dbus-run-session'));
+    expect(recipe).toBeDefined();
+    if (!has('dbus-run-session') && process.env.CI !== 'true') return;
+    const code = (recipe?.code ?? '').replace(/^export KEYRING_PASSWORD=.*\n/m, '');
+    const dir = tmpDir();
+    try {
+      const r = await runProcess('bash', ['-c', code], { cwd: dir.path, env: { ...env(), HOME: dir.path } });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('KEYRING_PASSWORD: must be set and not empty');
+      expect(r.stdout).not.toContain('Logged in');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
