@@ -90,14 +90,13 @@ const cjsImportMeta = {
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
  * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
- * with ajv), tables (cli-table3, chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
+ * with ajv), tables (chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
  * which shares nothing with the client but the resource table, and the help topics. The
  * program file, which every command reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
 const SEPARATE = {
   ora: ['ora', 'ora'],
   conf: ['conf', 'conf'],
-  'cli-table3': ['cli-table3', 'cli-table3'],
   chalk: ['chalk', 'chalk'],
   'string-width': ['string-width', 'string-width'],
   'jq-wasm': ['jq-wasm', 'jq-wasm'],

@@ -375,7 +375,6 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
  */
 const FORBIDDEN: Array<{ pkg: string; marker: string }> = [
   { pkg: 'undici', marker: 'UND_ERR_CONNECT_TIMEOUT' },
-  { pkg: 'cli-table3', marker: 'desiredWidth' },
   { pkg: 'ora', marker: 'There is no built-in spinner named' },
   { pkg: 'conf', marker: "as it's used to manage this module internal operations" },
   { pkg: '@napi-rs/keyring', marker: '@napi-rs/keyring' },
@@ -438,7 +437,7 @@ const NETWORK_BUILTINS = /^NativeModule (http|https|net|tls|dns|http2)$/;
 const COMPLETION_MARKER = 'the profile used without --profile';
 
 describe('__complete loads only what it needs', () => {
-  it('loads none of undici, cli-table3, ora, conf or the keychain module, and no network built-in', async () => {
+  it('loads none of undici, ora, conf or the keychain module, and no network built-in', async () => {
     const dir = tmpDir();
     try {
       // Run 1, as a Tab press runs: the CommonJS files and the built-ins it loads.
