@@ -88,6 +88,7 @@ export function buildProgram(): Command {
     .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
     .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
     .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')
+    .option('--retries <n>', 'resends of a GET after 502/503/504 or a dropped connection (default 2)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
     .option('-q, --quiet', 'no spinner, no notes')

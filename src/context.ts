@@ -10,6 +10,9 @@ import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
 
+/** Resends of a GET after a transient failure; the same as src/http/retry.ts (not imported: start-up). */
+const DEFAULT_RETRIES = 2;
+
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
 
@@ -24,6 +27,7 @@ export interface GlobalOptions {
   /** false with --no-wait */
   wait?: boolean;
   maxWait?: string;
+  retries?: string;
   timeout?: string;
   verbose?: boolean;
   quiet?: boolean;
@@ -184,6 +188,15 @@ export class Context {
   }
 
   /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
+  retries(): number {
+    const raw = this.opts.retries;
+    if (raw === undefined) return DEFAULT_RETRIES;
+    if (!/^\d+$/.test(raw) || Number(raw) > 10) {
+      throw new UsageError(`--retries takes a whole number from 0 to 10, not "${raw}".`, 'For example: --retries 3 (or --retries 0 to never resend).');
+    }
+    return Number(raw);
+  }
+
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
@@ -242,6 +255,7 @@ export class Context {
       const baseUrl = this.baseUrl();
       const timeoutMs = this.timeoutMs();
       const maxWaitMs = this.maxWaitMs();
+      const retries = this.retries();
       const token = await this.token();
       const { HttpClient } = await import('./http/client.js');
       return new HttpClient({
@@ -251,6 +265,7 @@ export class Context {
         timeoutMs,
         maxWaitMs,
         wait: this.opts.wait !== false,
+        retries,
         verbose: this.opts.verbose === true,
         state: this.state(),
         io: this.io,
@@ -271,19 +286,22 @@ export class Context {
     if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
-      this.io.stderr.write(`${formatRateLine(rate)}\n`);
+      const used = (await this.cachedHttp?.catch(() => undefined))?.requestCount ?? 0;
+      this.io.stderr.write(`${formatRateLine(rate, Date.now(), used)}\n`);
     }
     this.cachedState?.save();
   }
 }
 
-export function formatRateLine(rate: RateState | undefined, now = Date.now()): string {
-  if (!rate || rate.remaining === undefined) return 'Rate limit: unknown (no response seen yet for this token)';
+/** The -R line; `used` (the requests this command sent) is shown when given. */
+export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number): string {
+  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'})`;
+  if (!rate || rate.remaining === undefined) return `Rate limit: unknown (no response seen yet for this token)${cost}`;
   const limit = rate.limit !== undefined ? `/${rate.limit}` : '';
   let reset = '';
   if (rate.resetAt !== undefined) {
     const secs = Math.max(0, Math.ceil((rate.resetAt - now) / 1000));
     reset = `, resets in ${secs}s`;
   }
-  return `Rate limit: ${rate.remaining}${limit} requests left${reset}`;
+  return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }

@@ -48,6 +48,13 @@ export class RateLimitError extends HostctlError {
 /** Connection refused, DNS, TLS, timeout, reset. */
 export class NetworkError extends HostctlError {
   override readonly exitCode = ExitCode.Network;
+  /** The connection broke before any answer arrived: a GET may safely be sent again. */
+  readonly dropped: boolean;
+
+  constructor(message: string, hint?: string, options?: { cause?: unknown; dropped?: boolean }) {
+    super(message, hint, options);
+    this.dropped = options?.dropped === true;
+  }
 }
 
 /** The API answered with an error (5xx, unexpected status) or with something malformed. */

@@ -1,0 +1,201 @@
+// One request budget for every hostctl process on the machine. Before a request is sent,
+// the process reserves a slot in a per-token sliding window kept in the state dir (one
+// small file per token fingerprint, never the token) under a lock; each response's
+// X-RateLimit-* headers correct it: they teach the window's length and count requests
+// sent from elsewhere with the same token. Parallel commands then wait for a slot instead
+// of collecting 429s.
+//
+// The decisions are pure functions of the file's content and a clock (unit-tested on an
+// injected clock); BudgetFile adds the lock and the file.
+
+import { join, dirname } from 'node:path';
+import { updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
+import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
+
+/** What the last response said, and when its request was reserved. */
+export interface ServerView {
+  remaining: number;
+  resetAt?: number;
+  /** When the request this answers was reserved (epoch ms). */
+  sentAt: number;
+  /** When the answer arrived. */
+  at: number;
+}
+
+export interface BudgetData {
+  /** Reservation times (epoch ms), ascending: every request sent with this token here. */
+  sends: number[];
+  limit?: number;
+  /** The window's length, learned from the responses; unknown until one is seen. */
+  windowMs?: number;
+  view?: ServerView;
+  /** After a 429: nothing is sent before this. */
+  blockedUntil?: number;
+}
+
+/**
+ * Slack added to every predicted free slot: the server counts a request when it arrives,
+ * a little after it was reserved here.
+ */
+export const SLOT_MARGIN_MS = 40;
+/** Reservations older than this are dropped from the file whatever the window. */
+const KEEP_MS = MAX_HORIZON_MS;
+const MAX_SENDS = 2_000;
+
+export type Decision = { ok: true } | { ok: false; waitMs: number };
+
+function count(sends: readonly number[], from: number, to: number): number {
+  let n = 0;
+  for (const t of sends) if (t > from && t <= to) n++;
+  return n;
+}
+
+/** Requests in the server's window that were not sent from this machine. */
+function foreign(d: BudgetData, now: number): number {
+  const v = d.view;
+  if (!v || d.limit === undefined || d.windowMs === undefined || now >= v.at + d.windowMs) return 0;
+  const used = d.limit - v.remaining;
+  const ours = count(d.sends, v.at - d.windowMs - SLOT_MARGIN_MS, v.at);
+  return Math.max(0, used - ours);
+}
+
+/** Whether a request may be sent now, or how long to wait before asking again. */
+export function decide(d: BudgetData, now: number): Decision {
+  if (d.blockedUntil !== undefined && d.blockedUntil > now) return { ok: false, waitMs: d.blockedUntil - now };
+  const { limit, windowMs, view } = d;
+  if (limit !== undefined && windowMs !== undefined) {
+    // The window's length is known: the local log is exact for this machine, and the
+    // last view adds what other machines spent.
+    const inWindow = d.sends.filter((t) => t > now - windowMs - SLOT_MARGIN_MS);
+    const other = foreign(d, now);
+    const used = inWindow.length + other;
+    if (used < limit) return { ok: true };
+    const i = used - limit;
+    const free = i < inWindow.length ? inWindow[i]! + windowMs + SLOT_MARGIN_MS : (view?.at ?? now) + windowMs;
+    return { ok: false, waitMs: Math.max(1, free - now) };
+  }
+  if (view && view.resetAt !== undefined && view.resetAt > now) {
+    // Only the server's last word: its remaining, less what was sent since.
+    const since = d.sends.filter((t) => t > view.sentAt).length;
+    if (view.remaining - since > 0) return { ok: true };
+    return { ok: false, waitMs: view.resetAt - now };
+  }
+  return { ok: true };
+}
+
+function prune(sends: readonly number[], now: number): number[] {
+  const kept = sends.filter((t) => t > now - KEEP_MS && t <= now + KEEP_MS);
+  return kept.slice(-MAX_SENDS);
+}
+
+/** Records a reservation at `now`. */
+export function reserve(d: BudgetData, now: number): BudgetData {
+  const sends = prune([...d.sends, now], now).sort((a, b) => a - b);
+  let view = d.view;
+  // Without a known window, a reset that has passed frees at least one slot; the next
+  // answer tells how many. Until then the others wait.
+  if (d.windowMs === undefined && view?.resetAt !== undefined && view.resetAt <= now) {
+    view = { ...view, remaining: 0, resetAt: now + 1_000, sentAt: now };
+  }
+  return { ...d, sends, view };
+}
+
+/** Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count failures). */
+export function observe(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): BudgetData {
+  const h = parseRateHeaders(headers, now);
+  if (h.remaining === undefined && h.limit === undefined) return d;
+  const out: BudgetData = { ...d };
+  if (h.limit !== undefined && h.limit > 0) out.limit = h.limit;
+  const limit = out.limit;
+  if (h.remaining !== undefined && limit !== undefined && h.resetAt !== undefined && h.remaining === limit - 1) {
+    // This request is alone in the server's window, so the window frees its slot at
+    // Reset: that is the window's length (a whole-second Reset rounds it up: safe).
+    const learned = h.resetAt - sentAt;
+    if (learned > 0 && learned <= MAX_HORIZON_MS) out.windowMs = out.windowMs === undefined ? learned : Math.min(out.windowMs, learned);
+  }
+  // An older answer arriving late does not overwrite a newer view.
+  if (h.remaining !== undefined && (d.view === undefined || sentAt >= d.view.sentAt)) {
+    out.view = { remaining: h.remaining, resetAt: h.resetAt, sentAt, at: now };
+  }
+  return out;
+}
+
+/** A 429: the budget was wrong. Nothing goes out before `retryMs`; the window is learned again. */
+export function on429(d: BudgetData, sentAt: number, retryMs: number, now: number): BudgetData {
+  // A refused request is not counted by the server.
+  const i = d.sends.lastIndexOf(sentAt);
+  const sends = i === -1 ? d.sends : [...d.sends.slice(0, i), ...d.sends.slice(i + 1)];
+  return { ...d, sends, windowMs: undefined, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** The file's content, checked: a damaged file is an empty budget. */
+export function normalizeBudget(raw: unknown): BudgetData {
+  if (!isRecord(raw)) return { sends: [] };
+  const sends = Array.isArray(raw.sends) ? raw.sends.filter((t): t is number => typeof t === 'number' && Number.isFinite(t)).sort((a, b) => a - b) : [];
+  const d: BudgetData = { sends, limit: num(raw.limit), windowMs: num(raw.windowMs), blockedUntil: num(raw.blockedUntil) };
+  const v = raw.view;
+  if (isRecord(v)) {
+    const remaining = num(v.remaining);
+    const sentAt = num(v.sentAt);
+    const at = num(v.at);
+    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: num(v.resetAt) };
+  }
+  if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
+  if (d.blockedUntil !== undefined && d.blockedUntil - Date.now() > MAX_HORIZON_MS) d.blockedUntil = undefined;
+  return d;
+}
+
+/** The budget is shared but optional: a lock not had within 2 s is gone without. */
+const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
+
+/** The budget file of one token, beside the state file. */
+export class BudgetFile {
+  readonly path: string;
+  constructor(
+    stateFile: string,
+    fingerprint: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.path = join(dirname(stateFile), 'budget', `${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}.json`);
+  }
+
+  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
+    try {
+      return updateJsonFileSync(this.path, BUDGET_LOCK, (raw) => {
+        const { data, result } = fn(normalizeBudget(raw), this.now());
+        return { content: data, result };
+      });
+    } catch {
+      // A read-only or full disk must not fail the command: it goes unbudgeted.
+      return fallback;
+    }
+  }
+
+  /** Reserves a slot now and returns its time, or says how long to wait first. */
+  tryReserve(force = false): { sentAt: number } | { waitMs: number } {
+    return this.update<{ sentAt: number } | { waitMs: number }>(
+      (d, now) => {
+        const decision = force ? ({ ok: true } as const) : decide(d, now);
+        if (!decision.ok) return { result: { waitMs: decision.waitMs } };
+        return { data: reserve(d, now), result: { sentAt: now } };
+      },
+      { sentAt: this.now() },
+    );
+  }
+
+  observe(headers: Record<string, string>, sentAt: number): void {
+    this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
+  }
+
+  on429(sentAt: number, retryMs: number): void {
+    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
+  }
+}
