@@ -25,6 +25,7 @@
 // `node bin/hostctl.js` on three commands, then against its own Node (24) running
 // bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
 
+/* global fetch */
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
