@@ -4,7 +4,7 @@
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { findResource, idProblem, type Resource } from '../resources.js';
-import type { ApiRequest } from '../http/client.js';
+import type { ApiRequest, HttpClient } from '../http/client.js';
 
 export interface ListOptions {
   limit?: string;
@@ -24,13 +24,13 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
   return Number(raw);
 }
 
-function publicIdOf(item: unknown): string | undefined {
+export function publicIdOf(item: unknown): string | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;
   const id = (item as Record<string, unknown>).publicId;
   return typeof id === 'string' ? id : undefined;
 }
 
-function checkIds(resource: Resource, ids: readonly string[]): void {
+export function checkIds(resource: Resource, ids: readonly string[]): void {
   for (const id of ids) {
     const problem = idProblem(resource, id);
     if (problem) throw new UsageError(`${problem}.`, `Run "hostctl ${resource.name} list" to see the IDs.`);
@@ -93,6 +93,30 @@ export function batchIds(baseLength: number, ids: readonly string[]): string[][]
   return batches;
 }
 
+/**
+ * The objects with these public IDs, by batched request: one per batch (a server that
+ * still pages the filtered result says so with a next link; only that is followed).
+ */
+export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[]): Promise<Map<string, unknown>> {
+  const { pageOf } = await import('../http/paging.js');
+  const found = new Map<string, unknown>();
+  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
+    const wanted = new Set(batch);
+    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const) };
+    while (req) {
+      const res = await http.request(req);
+      const { items, next } = pageOf(res.json(), res.headers, res.url);
+      for (const item of items) {
+        const id = publicIdOf(item);
+        if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+      }
+      const missing = batch.some((id) => !found.has(id));
+      req = next && missing && items.length > 0 ? { path: next.href } : undefined;
+    }
+  }
+  return found;
+}
+
 export async function getRun(ctx: Context, resource: Resource, rawIds: string[]): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
@@ -100,26 +124,11 @@ export async function getRun(ctx: Context, resource: Resource, rawIds: string[])
   const fields = ctx.fields();
 
   const http = await ctx.http();
-  const [{ pageOf }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
-  const found = new Map<string, unknown>();
+  const { createPrinter } = await import('../output/format.js');
   const spinner = await ctx.io.spinner(`Fetching ${ids.length === 1 ? resource.singular : resource.name}…`);
+  let found: Map<string, unknown>;
   try {
-    for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
-      const wanted = new Set(batch);
-      let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const) };
-      // One request per batch. A server that still pages the filtered result says so with
-      // a next link (Link header or envelope); follow only that, never guess page numbers.
-      while (req) {
-        const res = await http.request(req);
-        const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
-        for (const item of items) {
-          const id = publicIdOf(item);
-          if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
-        }
-        const missing = batch.some((id) => !found.has(id));
-        req = next && missing && items.length > 0 ? { path: next.href } : undefined;
-      }
-    }
+    found = await fetchByIds(http, resource, ids);
   } finally {
     spinner.stop();
   }

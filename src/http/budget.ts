@@ -22,9 +22,17 @@ export interface ServerView {
   at: number;
 }
 
+/**
+ * One request sent with this token from this machine: when its slot was reserved, and
+ * the latest time the server can have counted it (the reservation until the answer
+ * arrives, then the answer's arrival). A slot frees a window after the latter: on a busy
+ * machine a request may reach the server long after its reservation.
+ */
+export type Send = [reservedAt: number, countedBy: number];
+
 export interface BudgetData {
-  /** Reservation times (epoch ms), ascending: every request sent with this token here. */
-  sends: number[];
+  /** Ascending by reservation. */
+  sends: Send[];
   limit?: number;
   /** The window's length, learned from the responses; unknown until one is seen. */
   windowMs?: number;
@@ -44,18 +52,14 @@ const MAX_SENDS = 2_000;
 
 export type Decision = { ok: true } | { ok: false; waitMs: number };
 
-function count(sends: readonly number[], from: number, to: number): number {
-  let n = 0;
-  for (const t of sends) if (t > from && t <= to) n++;
-  return n;
-}
-
 /** Requests in the server's window that were not sent from this machine. */
 function foreign(d: BudgetData, now: number): number {
   const v = d.view;
   if (!v || d.limit === undefined || d.windowMs === undefined || now >= v.at + d.windowMs) return 0;
   const used = d.limit - v.remaining;
-  const ours = count(d.sends, v.at - d.windowMs - SLOT_MARGIN_MS, v.at);
+  const from = v.at - d.windowMs - SLOT_MARGIN_MS;
+  let ours = 0;
+  for (const [reservedAt, countedBy] of d.sends) if (reservedAt <= v.at && countedBy > from) ours++;
   return Math.max(0, used - ours);
 }
 
@@ -66,7 +70,10 @@ export function decide(d: BudgetData, now: number): Decision {
   if (limit !== undefined && windowMs !== undefined) {
     // The window's length is known: the local log is exact for this machine, and the
     // last view adds what other machines spent.
-    const inWindow = d.sends.filter((t) => t > now - windowMs - SLOT_MARGIN_MS);
+    const inWindow = d.sends
+      .map(([, countedBy]) => countedBy)
+      .filter((t) => t > now - windowMs - SLOT_MARGIN_MS)
+      .sort((a, b) => a - b);
     const other = foreign(d, now);
     const used = inWindow.length + other;
     if (used < limit) return { ok: true };
@@ -76,21 +83,21 @@ export function decide(d: BudgetData, now: number): Decision {
   }
   if (view && view.resetAt !== undefined && view.resetAt > now) {
     // Only the server's last word: its remaining, less what was sent since.
-    const since = d.sends.filter((t) => t > view.sentAt).length;
+    const since = d.sends.filter(([reservedAt]) => reservedAt > view.sentAt).length;
     if (view.remaining - since > 0) return { ok: true };
     return { ok: false, waitMs: view.resetAt - now };
   }
   return { ok: true };
 }
 
-function prune(sends: readonly number[], now: number): number[] {
-  const kept = sends.filter((t) => t > now - KEEP_MS && t <= now + KEEP_MS);
+function prune(sends: readonly Send[], now: number): Send[] {
+  const kept = sends.filter(([, t]) => t > now - KEEP_MS && t <= now + KEEP_MS);
   return kept.slice(-MAX_SENDS);
 }
 
 /** Records a reservation at `now`. */
 export function reserve(d: BudgetData, now: number): BudgetData {
-  const sends = prune([...d.sends, now], now).sort((a, b) => a - b);
+  const sends = prune([...d.sends, [now, now] as Send], now).sort((a, b) => a[0] - b[0]);
   let view = d.view;
   // Without a known window, a reset that has passed frees at least one slot; the next
   // answer tells how many. Until then the others wait.
@@ -103,8 +110,9 @@ export function reserve(d: BudgetData, now: number): BudgetData {
 /** Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count failures). */
 export function observe(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): BudgetData {
   const h = parseRateHeaders(headers, now);
-  if (h.remaining === undefined && h.limit === undefined) return d;
-  const out: BudgetData = { ...d };
+  // Whatever the headers say, the server counted this request by now.
+  const out: BudgetData = { ...d, sends: d.sends.map((s): Send => (s[0] === sentAt ? [s[0], Math.max(s[1], now)] : s)) };
+  if (h.remaining === undefined && h.limit === undefined) return out;
   if (h.limit !== undefined && h.limit > 0) out.limit = h.limit;
   const limit = out.limit;
   if (h.remaining !== undefined && limit !== undefined && h.resetAt !== undefined && h.remaining === limit - 1) {
@@ -120,12 +128,17 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
   return out;
 }
 
-/** A 429: the budget was wrong. Nothing goes out before `retryMs`; the window is learned again. */
+/**
+ * A 429: the budget was wrong. Nothing goes out before `retryMs`, and the window is taken
+ * a tenth longer (a lone request teaches it again); forgetting it instead would leave only
+ * the server's whole-second Reset to pace by, a slot at a time.
+ */
 export function on429(d: BudgetData, sentAt: number, retryMs: number, now: number): BudgetData {
   // A refused request is not counted by the server.
-  const i = d.sends.lastIndexOf(sentAt);
+  const i = d.sends.findIndex(([reservedAt]) => reservedAt === sentAt);
   const sends = i === -1 ? d.sends : [...d.sends.slice(0, i), ...d.sends.slice(i + 1)];
-  return { ...d, sends, windowMs: undefined, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
+  const windowMs = d.windowMs === undefined ? undefined : Math.min(MAX_HORIZON_MS, Math.round(d.windowMs * 1.1));
+  return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -136,10 +149,14 @@ function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
+function isSend(v: unknown): v is Send {
+  return Array.isArray(v) && v.length === 2 && num(v[0]) !== undefined && num(v[1]) !== undefined && (v[1] as number) >= (v[0] as number);
+}
+
 /** The file's content, checked: a damaged file is an empty budget. */
 export function normalizeBudget(raw: unknown): BudgetData {
   if (!isRecord(raw)) return { sends: [] };
-  const sends = Array.isArray(raw.sends) ? raw.sends.filter((t): t is number => typeof t === 'number' && Number.isFinite(t)).sort((a, b) => a - b) : [];
+  const sends = Array.isArray(raw.sends) ? raw.sends.filter(isSend).sort((a, b) => a[0] - b[0]) : [];
   const d: BudgetData = { sends, limit: num(raw.limit), windowMs: num(raw.windowMs), blockedUntil: num(raw.blockedUntil) };
   const v = raw.view;
   if (isRecord(v)) {

@@ -43,7 +43,8 @@ describe('the budget on an injected clock', () => {
     expect(d.windowMs).toBe(5_002);
     const verdict = decide(d, T0 + 200);
     expect(verdict.ok).toBe(false);
-    if (!verdict.ok) expect(verdict.waitMs).toBe(T0 + d.windowMs! + SLOT_MARGIN_MS - (T0 + 200));
+    // The first answer arrived at T0 + 2: its slot frees a window (and the margin) after that.
+    if (!verdict.ok) expect(verdict.waitMs).toBe(T0 + 2 + d.windowMs! + SLOT_MARGIN_MS - (T0 + 200));
   });
 
   it('five clients sharing one budget against a 10-per-5s server: no 429, and near the minimum time', () => {
@@ -79,6 +80,14 @@ describe('the budget on an injected clock', () => {
     expect(now - T0).toBeLessThan(15_000 * 1.05);
   });
 
+  it('a request that reached the server late frees its slot a window after its answer, not after its reservation', () => {
+    let d: BudgetData = { sends: [], limit: 1, windowMs: 5_000 };
+    d = reserve(d, T0);
+    // The answer came 400 ms after the reservation (a busy machine): the server may have counted it as late as that.
+    d = observe(d, headers(1, 0, 5), T0, T0 + 400);
+    expect(decide(d, T0 + 5_100)).toEqual({ ok: false, waitMs: 400 + 5_000 + SLOT_MARGIN_MS - 5_100 });
+  });
+
   it('counts what other machines spent with the same token', () => {
     let d: BudgetData = { sends: [], limit: 10, windowMs: 5_000 };
     d = reserve(d, T0);
@@ -99,18 +108,18 @@ describe('the budget on an injected clock', () => {
     expect(decide(d, T0 + 3_001).ok).toBe(false);
   });
 
-  it('a 429 blocks everyone until Retry-After and forgets the window, and the refused request is not counted', () => {
+  it('a 429 blocks everyone until Retry-After and lengthens the window, and the refused request is not counted', () => {
     let d: BudgetData = { sends: [], limit: 10, windowMs: 5_000 };
     d = reserve(d, T0);
     d = on429(d, T0, 2_000, T0 + 5);
     expect(d.sends).toEqual([]);
-    expect(d.windowMs).toBeUndefined();
+    expect(d.windowMs).toBe(5_500);
     expect(decide(d, T0 + 1_000)).toEqual({ ok: false, waitMs: 1_005 });
     expect(decide(d, T0 + 2_005).ok).toBe(true);
   });
 
   it('an older answer arriving late does not overwrite a newer view', () => {
-    let d: BudgetData = { sends: [T0, T0 + 10] };
+    let d: BudgetData = { sends: [[T0, T0], [T0 + 10, T0 + 10]] };
     d = observe(d, headers(10, 5, 4), T0 + 10, T0 + 20);
     d = observe(d, headers(10, 6, 4), T0, T0 + 30);
     expect(d.view?.remaining).toBe(5);
@@ -118,8 +127,8 @@ describe('the budget on an injected clock', () => {
 
   it('a damaged or hostile file is an empty or bounded budget', () => {
     expect(normalizeBudget('nonsense')).toEqual({ sends: [] });
-    const d = normalizeBudget({ sends: [1, 'x', 3], windowMs: 1e15, blockedUntil: Date.now() + 1e12 });
-    expect(d.sends).toEqual([1, 3]);
+    const d = normalizeBudget({ sends: [[1, 2], 'x', [3, 1], [4, 4]], windowMs: 1e15, blockedUntil: Date.now() + 1e12 });
+    expect(d.sends).toEqual([[1, 2], [4, 4]]);
     expect(d.windowMs).toBeUndefined();
     expect(d.blockedUntil).toBeUndefined();
   });
