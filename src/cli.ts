@@ -29,7 +29,7 @@ function examples(lines: string[]): string {
 }
 
 function addResourceCommands(program: Command, r: Resource): void {
-  const cmd = program.command(r.name).description(`${r.description}: list and get`);
+  const cmd = program.command(r.name).description(`${r.description}: list, get and wait`);
   for (const alias of r.aliases) cmd.alias(alias);
   const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
   cmd.addHelpText('after', examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]));
@@ -70,6 +70,21 @@ function addResourceCommands(program: Command, r: Resource): void {
       action(async (ctx, c) => {
         const { getRun } = await import('./commands/resource.js');
         await getRun(ctx, r, c.args);
+      }),
+    );
+
+  cmd
+    .command('wait')
+    .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
+    .argument('<publicId...>', `public IDs (${idHint})`)
+    .option('--for <FIELD=VALUE>', 'a condition: FIELD=VALUE or FIELD!=VALUE, FIELD a dotted path (repeatable; all must hold)', collect, [])
+    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
+    .option('--interval <duration>', 'time between polls (default 5s; longer when the token\'s budget needs it)')
+    .addHelpText('after', examples([`hostctl ${r.name} wait ${idHint} --for status=running`, `hostctl ${r.name} wait ${idHint} ${idHint} --for status!=deploying --deadline 5m`]))
+    .action(
+      action(async (ctx, c) => {
+        const { waitRun } = await import('./commands/wait.js');
+        await waitRun(ctx, r, c.args, c.opts());
       }),
     );
 }

@@ -9,7 +9,7 @@
 // injected clock); BudgetFile adds the lock and the file.
 
 import { join, dirname } from 'node:path';
-import { updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
+import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
 
 /** What the last response said, and when its request was reserved. */
@@ -196,6 +196,11 @@ export class BudgetFile {
     }
   }
 
+  /** The budget as it is now, without the lock (for display and poll intervals). */
+  read(): BudgetData {
+    return normalizeBudget(readJsonFile(this.path));
+  }
+
   /** Reserves a slot now and returns its time, or says how long to wait first. */
   tryReserve(force = false): { sentAt: number } | { waitMs: number } {
     return this.update<{ sentAt: number } | { waitMs: number }>(
@@ -215,4 +220,24 @@ export class BudgetFile {
   on429(sentAt: number, retryMs: number): void {
     this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
   }
+}
+
+/** The platform's documented limit: about 20 requests a minute per token. */
+const PLATFORM_MS_PER_REQUEST = 60_000 / 20;
+
+/**
+ * The shortest interval between polls that takes at most `share` of the token's budget:
+ * from the learned window where there is one, else from the platform's documented limit.
+ */
+export function pollInterval(d: BudgetData | undefined, share: number): number {
+  const perRequest = d?.limit !== undefined && d.windowMs !== undefined && d.limit > 0 ? d.windowMs / d.limit : PLATFORM_MS_PER_REQUEST;
+  return Math.ceil(perRequest / share);
+}
+
+/** How many requests the budget has left now, as far as it knows (undefined: unknown). */
+export function budgetLeft(d: BudgetData, now: number): number | undefined {
+  if (d.limit === undefined || d.windowMs === undefined) return d.view?.remaining;
+  const windowMs = d.windowMs;
+  const used = d.sends.filter(([, t]) => t > now - windowMs).length;
+  return Math.max(0, d.limit - used);
 }

@@ -13,7 +13,7 @@ import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
 import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
-import { BudgetFile } from './budget.js';
+import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
 import { compose, type Answer, type Exchange, type Layer } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
@@ -179,6 +179,16 @@ export class HttpClient {
       maxWaitMs: options.maxWaitMs,
     });
     this.budget = new BudgetFile(options.state.path, options.token.fingerprint);
+  }
+
+  /** The token's shared budget as it is now (src/http/budget.ts). */
+  budgetSnapshot(): BudgetData {
+    return this.budget.read();
+  }
+
+  /** Requests the shared budget has left now, when it knows. */
+  budgetLeft(): number | undefined {
+    return budgetLeft(this.budget.read(), Date.now());
   }
 
   /** Requests actually sent (each redirect hop and each resend counts). */

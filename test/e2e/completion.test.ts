@@ -89,7 +89,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
 
   it('prints a description after a tab, on one line', async () => {
     const apps = lines(await engine(['app'])).find((l) => l.startsWith('apps\t'));
-    expect(apps).toBe('apps\tApps: list and get');
+    expect(apps).toBe('apps\tApps: list, get and wait');
   });
 
   it("completes a command's own flags and the global flags, before or after the command", async () => {
