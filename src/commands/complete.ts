@@ -283,6 +283,10 @@ function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[
       return 'files';
     case '--method':
       return METHODS.map((value) => ({ value }));
+    case '--for': {
+      const resource = resourceOf(walk.cmd);
+      return resource ? ['status', ...resource.columns.filter((c) => c !== 'status')].map((c) => ({ value: `${c}=` })) : [];
+    }
     case '--fields': {
       const resource = resourceOf(walk.cmd);
       return resource ? ['publicId', ...resource.columns].map((value) => ({ value })) : [];
@@ -292,7 +296,7 @@ function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[
   }
 }
 
-/** The resource a `list`/`get` command belongs to. */
+/** The resource a `list`/`get`/`wait` command belongs to. */
 function resourceOf(cmd: Cmd) {
   return cmd.parent ? findResource(cmd.parent.name) : undefined;
 }
@@ -301,7 +305,7 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   const { cmd, args } = walk;
   const group = cmd.parent?.name;
   const resource = resourceOf(cmd);
-  if (resource && cmd.name === 'get') {
+  if (resource && (cmd.name === 'get' || cmd.name === 'wait')) {
     const given = new Set(args);
     return sources.ids(resource.name).filter((c) => !given.has(c.value));
   }

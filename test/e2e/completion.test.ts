@@ -82,8 +82,8 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it("lists a resource's verbs and aliases, also after a command alias", async () => {
-    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get']);
-    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'wait']);
+    expect(values(await engine(['envs', '']))).toEqual(['list', 'ls', 'get', 'wait']);
     expect(values(await engine(['']))).toEqual(expect.arrayContaining(['apps', 'environments', 'envs', 'auth', 'config', 'completion']));
   });
 
@@ -94,6 +94,9 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
 
   it("completes a command's own flags and the global flags, before or after the command", async () => {
     expect(values(await engine(['apps', 'list', '--l']))).toEqual(['--limit']);
+    expect(values(await engine(['apps', 'list', '--ret']))).toEqual(['--retries']);
+    expect(values(await engine(['apps', 'wait', 'ap-1', '--']))).toEqual(expect.arrayContaining(['--for', '--deadline', '--interval']));
+    expect(values(await engine(['apps', 'wait', 'ap-1', '--for', 'st']))).toEqual(['status=']);
     expect(values(await engine(['deployments', 'list', '--env']))).toEqual(['--environment']);
     expect(values(await engine(['apps', 'list', '--verb']))).toEqual(['--verbose']);
     expect(values(await engine(['--pro']))).toEqual(['--profile']);
@@ -101,7 +104,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it('skips a global option and its value before the command', async () => {
-    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get']);
+    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get', 'wait']);
   });
 
   it('completes -o / --output values, also as --output=', async () => {
@@ -299,7 +302,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
   });
 
   it("lists a resource's verbs", async () => {
-    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls']);
+    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'wait']);
   });
 
   it('completes a flag name', async () => {
@@ -315,6 +318,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
 
   it('completes app IDs seen before, dashes and all', async () => {
     expect(sorted(await complete('hostctl apps get '))).toEqual(sorted(PROD_APPS));
+    expect(sorted(await complete('hostctl apps wait '))).toEqual(sorted(PROD_APPS));
     expect(sorted(await complete('hostctl apps get ap-7f3k-'))).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9']);
     expect(await complete('hostctl --profile staging apps get '), 'profile given on the line').toEqual(['ap-staging-1']);
   });
