@@ -103,6 +103,7 @@ export function buildProgram(): Command {
     .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
     .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
     .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')
+    .option('--cache <duration>', 'accept answers up to this old from the local cache, e.g. 10m (env: HOSTCTL_CACHE)')
     .option('--retries <n>', 'resends of a GET after 502/503/504 or a dropped connection (default 2)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
@@ -250,6 +251,26 @@ ${examples([
         await rateLimitRun(ctx, c.opts());
       }),
     );
+
+  const cache = program
+    .command('cache')
+    .description('The local response cache of --cache (no request)')
+    .addHelpText('after', examples(['hostctl apps list --all --cache 10m', 'hostctl cache info', 'hostctl cache clear']));
+  for (const [verb, desc, example] of [
+    ['info', 'Show where the cache is, its entries, size and oldest entry', 'hostctl cache info --json'],
+    ['clear', 'Remove every cached answer, for every base URL and token', 'hostctl cache clear'],
+  ] as const) {
+    cache
+      .command(verb)
+      .description(desc)
+      .addHelpText('after', examples([example]))
+      .action(
+        action(async (ctx) => {
+          const { cacheInfoRun, cacheClearRun } = await import('./commands/cache.js');
+          (verb === 'info' ? cacheInfoRun : cacheClearRun)(ctx);
+        }),
+      );
+  }
 
   const config = program.command('config').description('Read and change settings (profiles, base URL, output)');
   for (const [verb, args, desc, example] of [

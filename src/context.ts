@@ -5,7 +5,7 @@ import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
 import { oneLine } from './output/sanitize.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
@@ -28,6 +28,7 @@ export interface GlobalOptions {
   wait?: boolean;
   maxWait?: string;
   retries?: string;
+  cache?: string;
   timeout?: string;
   verbose?: boolean;
   quiet?: boolean;
@@ -215,6 +216,17 @@ export class Context {
     return Number(raw);
   }
 
+  /** --cache, HOSTCTL_CACHE, profile `cache`: how old a cached answer may be (0: no cache). */
+  cacheMaxAgeMs(): number {
+    const [raw, origin] =
+      this.opts.cache !== undefined
+        ? [this.opts.cache, '--cache']
+        : this.env.HOSTCTL_CACHE
+          ? [this.env.HOSTCTL_CACHE, 'HOSTCTL_CACHE']
+          : [this.profile()?.cache, `profile "${this.profileName()}" cache`];
+    return raw === undefined ? 0 : parseDuration(raw, origin);
+  }
+
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
@@ -274,8 +286,10 @@ export class Context {
       const timeoutMs = this.timeoutMs();
       const maxWaitMs = this.maxWaitMs();
       const retries = this.retries();
+      const cacheMs = this.cacheMaxAgeMs();
       const token = await this.token();
       const { HttpClient } = await import('./http/client.js');
+      const cache = cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
       return new HttpClient({
         baseUrl,
         token,
@@ -284,6 +298,7 @@ export class Context {
         maxWaitMs,
         wait: this.opts.wait !== false,
         retries,
+        cache,
         verbose: this.opts.verbose === true,
         state: this.state(),
         io: this.io,
@@ -304,16 +319,17 @@ export class Context {
     if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
-      const used = (await this.cachedHttp?.catch(() => undefined))?.requestCount ?? 0;
-      this.io.stderr.write(`${formatRateLine(rate, Date.now(), used)}\n`);
+      const http = await this.cachedHttp?.catch(() => undefined);
+      this.io.stderr.write(`${formatRateLine(rate, Date.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     }
     this.cachedState?.save();
   }
 }
 
 /** The -R line; `used` (the requests this command sent) is shown when given. */
-export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number): string {
-  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'})`;
+export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number, fromCache?: number): string {
+  const cached = fromCache ? `, ${fromCache} answered from the cache` : '';
+  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'}${cached})`;
   if (!rate || rate.remaining === undefined) return `Rate limit: unknown (no response seen yet for this token)${cost}`;
   const limit = rate.limit !== undefined ? `/${rate.limit}` : '';
   let reset = '';

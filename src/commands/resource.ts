@@ -64,6 +64,7 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
       onPage: (pages, n) => spinner.text(`Fetching ${resource.name}… page ${pages}, ${n} so far`),
     })) {
       count += items.length;
+      if (http.options.cache) await cacheObjects(http, resource, items);
       ctx.state().rememberIds(profile, resource.name, items.map(publicIdOf).filter((id): id is string => id !== undefined));
       printer.add(items);
     }
@@ -72,6 +73,17 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
   }
   await printer.end('list');
   if (count === 0 && format === 'table') ctx.io.note(`No ${resource.name} found.`);
+}
+
+/** Keeps the objects of a list page for `get --cache`. */
+async function cacheObjects(http: HttpClient, resource: Resource, items: readonly unknown[]): Promise<void> {
+  const { stringifyJson } = await import('../output/json.js');
+  const objects = new Map<string, string>();
+  for (const item of items) {
+    const id = publicIdOf(item);
+    if (id !== undefined) objects.set(id, stringifyJson(item));
+  }
+  http.options.cache?.putObjects(resource.path, objects);
 }
 
 /** Splits IDs into batches whose request URL stays within MAX_URL_BYTES. */
@@ -97,23 +109,32 @@ export function batchIds(baseLength: number, ids: readonly string[]): string[][]
  * The objects with these public IDs, by batched request: one per batch (a server that
  * still pages the filtered result says so with a next link; only that is followed).
  */
-export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[]): Promise<Map<string, unknown>> {
-  const { pageOf } = await import('../http/paging.js');
+export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[], fresh = false): Promise<Map<string, unknown>> {
+  const [{ pageOf }, { parseJson, stringifyJson }] = await Promise.all([import('../http/paging.js'), import('../output/json.js')]);
   const found = new Map<string, unknown>();
-  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
+  const cache = http.options.cache;
+  // With --cache, objects a recent list or get returned are not asked for again.
+  if (!fresh) for (const [id, json] of cache?.objects(resource.path, ids) ?? []) found.set(id, parseJson(json));
+  const unseen = ids.filter((id) => !found.has(id));
+  const fetched = new Map<string, string>();
+  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, unseen)) {
     const wanted = new Set(batch);
-    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const) };
+    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh };
     while (req) {
       const res = await http.request(req);
       const { items, next } = pageOf(res.json(), res.headers, res.url);
       for (const item of items) {
         const id = publicIdOf(item);
-        if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
+        if (id !== undefined && wanted.has(id) && !found.has(id)) {
+          found.set(id, item);
+          if (cache) fetched.set(id, stringifyJson(item));
+        }
       }
       const missing = batch.some((id) => !found.has(id));
-      req = next && missing && items.length > 0 ? { path: next.href } : undefined;
+      req = next && missing && items.length > 0 ? { path: next.href, fresh } : undefined;
     }
   }
+  cache?.putObjects(resource.path, fetched);
   return found;
 }
 

@@ -106,7 +106,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   let result: PollResult;
   try {
     result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
-      fetch: () => fetchByIds(http, resource, ids),
+      fetch: () => fetchByIds(http, resource, ids, true),
       now: Date.now,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),

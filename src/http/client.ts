@@ -16,6 +16,7 @@ import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
 import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
 import { compose, type Answer, type Exchange, type Layer } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
+import type { ResponseCache } from './cache.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
 import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError, tooDeepError } from './errors.js';
 import { sanitize } from '../output/sanitize.js';
@@ -29,6 +30,8 @@ export interface HttpClientOptions {
   wait: boolean;
   /** Resends of a GET/HEAD after 502/503/504 or a dropped connection (--retries; default 2). */
   retries?: number;
+  /** With --cache: reads may be served from disk. */
+  cache?: ResponseCache;
   verbose: boolean;
   state: StateStore;
   io: IO;
@@ -52,6 +55,8 @@ export interface ApiRequest {
   unpaced?: boolean;
   /** Resolve with any HTTP status instead of throwing (`hostctl api`); 401 marking, 429 waiting and network errors still apply. */
   acceptAnyStatus?: boolean;
+  /** Never from the cache (wait and watch look for changes), though the answer is kept. */
+  fresh?: boolean;
 }
 
 export interface ApiResponse {
@@ -240,7 +245,7 @@ export class HttpClient {
     let retries429 = 0;
     const keepBody = req.acceptAnyStatus === true;
     for (;;) {
-      const send = this.pipeline(req.unpaced === true && attempt === first && retries429 === 0, keepBody);
+      const send = this.pipeline(req.unpaced === true && attempt === first && retries429 === 0, keepBody, req.fresh === true);
       const res = await send(attempt);
 
       // Another origin (after a redirect) got no token: its answers say nothing about it.
@@ -298,13 +303,16 @@ export class HttpClient {
   }
 
   /**
-   * The layers between the redirect / 429 loop of request() and the wire: transient
-   * retries outside the shared budget, so that every resend reserves its own slot.
+   * The layers between the redirect / 429 loop of request() and the wire: the cache,
+   * then transient retries outside the shared budget, so that every resend reserves its
+   * own slot.
    */
-  private pipeline(unpaced: boolean, keepBody: boolean) {
+  private pipeline(unpaced: boolean, keepBody: boolean, fresh: boolean) {
     const retries = this.options.retries ?? DEFAULT_RETRIES;
     return compose(
       [
+        // Outermost: an answer from the cache spends no slot of the budget.
+        ...(this.options.cache ? [this.options.cache.layer(fresh)] : []),
         transientRetry({
           retries,
           wait: (ms, reason, n) => this.rate.retryAfter(ms, reason, n, retries),
