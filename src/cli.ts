@@ -40,7 +40,9 @@ function addResourceCommands(program: Command, r: Resource): void {
     .description(`List ${r.description.toLowerCase()} (first page unless --all)`)
     .option('--limit <n>', 'stop after N objects')
     .option('--all', 'walk every page')
-    .option('--page <n>', 'show page N (from 1)');
+    .option('--page <n>', 'show page N (from 1)')
+    .option('--watch', 'fetch again every interval and print what changed, until Ctrl-C')
+    .option('--interval <duration>', 'with --watch: time between rounds (default 5s; longer when the budget needs it)');
   if (r.name === 'deployments') {
     list.option('--environment <id>', 'only the deployments of this environment (en-…)');
   }
@@ -65,11 +67,13 @@ function addResourceCommands(program: Command, r: Resource): void {
     .command('get')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
-    .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`]))
+    .option('--watch', 'fetch again every interval and print what changed, until Ctrl-C')
+    .option('--interval <duration>', 'with --watch: time between rounds (default 5s; longer when the budget needs it)')
+    .addHelpText('after', examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`, `hostctl ${r.name} get ${idHint} --watch -o ndjson`]))
     .action(
       action(async (ctx, c) => {
         const { getRun } = await import('./commands/resource.js');
-        await getRun(ctx, r, c.args);
+        await getRun(ctx, r, c.args, c.opts());
       }),
     );
 

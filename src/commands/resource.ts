@@ -11,6 +11,13 @@ export interface ListOptions {
   all?: boolean;
   page?: string;
   environment?: string;
+  watch?: boolean;
+  interval?: string;
+}
+
+export interface GetOptions {
+  watch?: boolean;
+  interval?: string;
 }
 
 /** The longest URL one batch `get` sends; longer batches are split. */
@@ -52,6 +59,16 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
 
   const http = await ctx.http();
   const [{ walkPages }, { createPrinter }] = await Promise.all([import('../http/paging.js'), import('../output/format.js')]);
+  if (opts.watch) {
+    let pages = 1;
+    const { watchRun } = await import('./watch.js');
+    return watchRun(ctx, resource, async () => {
+      const all: unknown[] = [];
+      pages = 0;
+      for await (const items of walkPages(http, { path, fresh: true }, { all: opts.all === true, limit, page, onPage: (n) => (pages = n) })) all.push(...items);
+      return all;
+    }, { interval: opts.interval, shape: 'list', requestsPerRound: () => pages });
+  }
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
   const spinner = await ctx.io.spinner(`Fetching ${resource.name}…`);
   const profile = ctx.profileName();
@@ -138,13 +155,20 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
   return found;
 }
 
-export async function getRun(ctx: Context, resource: Resource, rawIds: string[]): Promise<void> {
+export async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
   const format = ctx.outputFormat();
   const fields = ctx.fields();
 
   const http = await ctx.http();
+  if (opts.watch) {
+    const { watchRun } = await import('./watch.js');
+    return watchRun(ctx, resource, async () => {
+      const found = await fetchByIds(http, resource, ids, true);
+      return ids.map((id) => found.get(id)).filter((item) => item !== undefined);
+    }, { interval: opts.interval, shape: rawIds.length === 1 ? 'single' : 'list', requestsPerRound: () => batchIds(http.resolveUrl(resource.path).href.length, ids).length });
+  }
   const { createPrinter } = await import('../output/format.js');
   const spinner = await ctx.io.spinner(`Fetching ${ids.length === 1 ? resource.singular : resource.name}…`);
   let found: Map<string, unknown>;

@@ -117,8 +117,9 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
   const limit = out.limit;
   if (h.remaining !== undefined && limit !== undefined && h.resetAt !== undefined && h.remaining === limit - 1) {
     // This request is alone in the server's window, so the window frees its slot at
-    // Reset: that is the window's length (a whole-second Reset rounds it up: safe).
-    const learned = h.resetAt - sentAt;
+    // Reset: that is the window's length, counted from the answer (whole-second Resets
+    // round it up: safe), the same point from which a slot's freeing is predicted.
+    const learned = h.resetAt - now;
     if (learned > 0 && learned <= MAX_HORIZON_MS) out.windowMs = out.windowMs === undefined ? learned : Math.min(out.windowMs, learned);
   }
   // An older answer arriving late does not overwrite a newer view.

@@ -328,6 +328,8 @@ export class HttpClient {
   private budgetLayer(unpaced: boolean): Layer {
     return (next) => async (x) => {
       if (!this.carriesToken(x.url)) return next(x);
+      // The pool (and undici) first: a slot reserved is a slot the server should see at once.
+      await this.getDispatcher(x.url);
       const sentAt = await this.reserveSlot(unpaced);
       const res = await next(x);
       // A 401's headers count failed authentications, not this token's requests.
