@@ -139,7 +139,8 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
     let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh };
     while (req) {
       const res = await http.request(req);
-      const { items, next } = pageOf(res.json(), res.headers, res.url);
+      // Lenient: a foreign next link is ignored here (only a walk fails on it).
+      const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
       for (const item of items) {
         const id = publicIdOf(item);
         if (id !== undefined && wanted.has(id) && !found.has(id)) {
