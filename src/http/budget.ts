@@ -42,10 +42,11 @@ export interface BudgetData {
 }
 
 /**
- * Slack added to every predicted free slot: the server counts a request when it arrives,
- * a little after it was reserved here.
+ * Slack added to every predicted free slot. A slot's freeing is predicted from the
+ * answer's arrival, which is never before the server counted the request, so this covers
+ * only clock granularity; each millisecond here costs one per window in a long loop.
  */
-export const SLOT_MARGIN_MS = 40;
+export const SLOT_MARGIN_MS = 10;
 /** Reservations older than this are dropped from the file whatever the window. */
 const KEEP_MS = MAX_HORIZON_MS;
 const MAX_SENDS = 2_000;
