@@ -16,6 +16,10 @@
 // Exits non-zero only when something could not be measured (a run failed, or the two
 // sides of (a) printed different data); a ratio over its target is reported, not fatal.
 //
+//   (e) the request economy: parallel and sequential loops of commands with one token
+//       against a rate-limited sandbox, as ratios to their theoretical minimum, and 429s
+//       (--section economy runs just this part)
+//
 // and an output section: rows/s of `hostctl apps list --all -o FORMAT` for json, ndjson,
 // tsv and table at 10,000 and 100,000 objects, against a floor measured in the same run
 // (`curl` fetching every page | `jq -c '.[]'`), with the peak RSS of each. The objects come
@@ -25,11 +29,12 @@
 //
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
 // --rss-runs N (default 10), --output-runs N (runs per output case, default 3),
-// --section startup|output|all (default all), --keep-env (see childEnv below), --sea (also
+// --section startup|output|economy|all (default all), --keep-env (see childEnv below), --sea (also
 // the single-file executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`,
 // against `node bin/hostctl.js` on three commands, then against its own Node (24) running
 // bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
 
+/* global fetch */
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -60,7 +65,7 @@ try {
     },
   }));
 } catch (err) {
-  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--output-runs N] [--section startup|output|all] [--keep-env] [--sea]\n`);
+  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--output-runs N] [--section startup|output|economy|all] [--keep-env] [--sea]\n`);
   process.exit(2);
 }
 
@@ -191,9 +196,9 @@ function buildForNode(node, dir) {
 }
 
 /** Starts `hostctl sandbox` and reads its two lines; rejects after 20 s. */
-function startSandbox(env) {
+function startSandbox(env, limits = ['--rate-limit', '1000000']) {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', '--rate-limit', '1000000'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [BIN, 'sandbox', '--port', '0', ...limits], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let logs = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (logs += d));
     const vars = {};
@@ -399,6 +404,110 @@ async function outputSection(scratch, runs) {
   return lines;
 }
 
+// The request economy (issue 13): commands with one token against a sandbox that allows
+// ECONOMY_LIMIT requests per ECONOMY_WINDOW_S seconds, each case as a ratio of its wall
+// time to the theoretical minimum (theoreticalMinimum: a perfect scheduler with the
+// measured time of one command and the window), and the 429s
+// the sandbox answered (from its request log).
+const ECONOMY_LIMIT = 10;
+const ECONOMY_WINDOW_S = 5;
+
+/**
+ * The shortest possible wall time of `loops` parallel loops of `each` commands, each
+ * taking `commandMs` and sending one request, when at most `limit` requests may start in
+ * any `windowMs`: a perfect scheduler, simulated (the next request goes when its loop is
+ * free and the window allows it).
+ */
+function theoreticalMinimum(loops, each, commandMs, limit, windowMs) {
+  const ready = Array(loops).fill(0);
+  const left = Array(loops).fill(each);
+  const starts = [];
+  let end = 0;
+  for (let n = 0; n < loops * each; n++) {
+    let i = -1;
+    for (let j = 0; j < loops; j++) if (left[j] > 0 && (i === -1 || ready[j] < ready[i])) i = j;
+    const start = Math.max(ready[i], starts.length >= limit ? starts[starts.length - limit] + windowMs : 0);
+    starts.push(start);
+    left[i]--;
+    ready[i] = start + commandMs;
+    end = Math.max(end, ready[i]);
+  }
+  return end;
+}
+
+/** One hostctl process, asynchronously: resolves with its wall time, rejects on failure. */
+function runAsync(argv, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(NODE, [BIN, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.on('exit', (code) => {
+      if (code === 0) resolve(Number(process.hrtime.bigint() - started) / 1e6);
+      else reject(new CannotMeasure(`hostctl ${argv.join(' ')} exited with ${code}: ${err.trim()}`));
+    });
+  });
+}
+
+async function economy(scratch, oneCommandMs) {
+  const sandbox = await startSandbox(childEnv({}), ['--rate-limit', String(ECONOMY_LIMIT), '--window', String(ECONOMY_WINDOW_S)]);
+  const admin = (path, init) => fetch(`${sandbox.baseUrl.replace(/\/v1$/, '')}/_sandbox${path}`, init);
+  try {
+    const apps = await (await admin('/objects/apps')).json();
+    const argv = ['apps', 'get', apps[0].publicId, '--json'];
+    const windowMs = ECONOMY_WINDOW_S * 1000;
+    const minimum = (loops, each) => theoreticalMinimum(loops, each, oneCommandMs, ECONOMY_LIMIT, windowMs);
+    const cases = [
+      { name: `(e1) 5 parallel loops of 8, one token, ${ECONOMY_LIMIT}/${ECONOMY_WINDOW_S}s`, loops: 5, each: 8, target: 1.3 },
+      { name: `(e2) 100 sequential commands, ${ECONOMY_LIMIT}/${ECONOMY_WINDOW_S}s`, loops: 1, each: 100, target: 1.03 },
+    ];
+    const rows = [];
+    for (const [i, c] of cases.entries()) {
+      const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `economy-${i}` }) });
+      const { token } = await res.json();
+      const env = childEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: join(scratch, `economy-${i}`) });
+      const started = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: c.loops }, async () => {
+          for (let n = 0; n < c.each; n++) await runAsync(argv, env);
+        }),
+      );
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const log = await (await admin('/requests')).json();
+      const mine = log.filter((r) => r.token === `economy-${i}`);
+      rows.push({ name: c.name, ms, min: minimum(c.loops, c.each), sent: mine.length, refused: mine.filter((r) => r.status === 429).length, target: c.target });
+    }
+    return rows;
+  } finally {
+    sandbox.child.kill('SIGTERM');
+  }
+}
+
+function printEconomy(rows, oneCommandMs) {
+  console.log('');
+  console.log(`Request economy (one command alone: ${oneCommandMs.toFixed(0)} ms; minimum = a perfect scheduler's wall time with that command time and the window):`);
+  const header = ['case', 'wall', 'minimum', 'ratio', 'target', 'requests', '429s', ''];
+  const table = [header];
+  let pass = true;
+  for (const r of rows) {
+    const ratio = r.ms / r.min;
+    const ok = ratio <= r.target && r.refused === 0;
+    pass &&= ok;
+    table.push([r.name, `${(r.ms / 1000).toFixed(2)} s`, `${(r.min / 1000).toFixed(2)} s`, ratio.toFixed(3), `≤ ${r.target}`, String(r.sent), String(r.refused), ok ? 'pass' : 'FAIL']);
+  }
+  const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  return pass;
+}
+
+/** The median wall time of one `apps get` against an unlimited sandbox. */
+function oneCommand(env) {
+  const apps = JSON.parse(run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout);
+  const argv = [BIN, 'apps', 'get', apps[0].publicId, '--json'];
+  for (let i = 0; i < 3; i++) run(NODE, argv, env);
+  return median(Array.from({ length: 15 }, () => run(NODE, argv, env).ms));
+}
+
 async function main() {
   const RUNS = count(args.runs, '--runs');
   const WARMUP = count(args.warmup, '--warmup');
@@ -406,7 +515,7 @@ async function main() {
   if (!existsSync(join(ROOT, 'dist', 'hostctl.cjs'))) fail('dist/ is missing or out of date: run "npm run build" first.');
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
   const OUTPUT_RUNS = count(args['output-runs'], '--output-runs');
-  if (!['all', 'startup', 'output'].includes(args.section)) fail(`--section takes startup, output or all, not "${args.section}".`);
+  if (!['all', 'startup', 'output', 'economy'].includes(args.section)) fail(`--section takes startup, output, economy or all, not "${args.section}".`);
   const scratch = mkdtempSync(join(tmpdir(), 'hostctl-bench-'));
   let sandbox;
   try {
@@ -423,6 +532,14 @@ async function main() {
       HOSTCTL_CONFIG_DIR: join(scratch, 'config'),
       BENCH_VERSION: version,
     });
+
+    if (args.section === 'economy') {
+      const one = oneCommand(env);
+      const ok = printEconomy(await economy(scratch, one), one);
+      console.log('');
+      console.log(ok ? 'Every ratio meets its target.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
+      return 0;
+    }
 
     const floorDir = join(scratch, 'undici-floor');
     mkdirSync(floorDir);
@@ -485,6 +602,8 @@ async function main() {
       const s = alternate(() => rss(SEA, ['apps', 'list', '--json'], env, rssFile), () => rss(NODE, [BIN, 'apps', 'list', '--json'], env, rssFile), 1, RSS_RUNS);
       rows.push({ name: '(s4) peak RSS of (s1)  / of node bin/hostctl.js', a: s.a.map((k) => k / 1024), b: s.b.map((k) => k / 1024), unit: 'MiB' });
     }
+    const one = args.section === 'all' ? oneCommand(env) : 0;
+    const economyRows = args.section === 'all' ? await economy(scratch, one) : [];
     const load1 = loadavg()[0];
 
     const cpu = cpus();
@@ -518,6 +637,7 @@ async function main() {
       console.log('');
       console.log(`Sizes: the executable ${mib(statSync(SEA).size)}; dist/ as the npm package ships it ${mib(distBytes)} (${shipped.length} files), plus Node.`);
     }
+    if (args.section === 'all') allPass = printEconomy(economyRows, one) && allPass;
     console.log('');
     console.log(allPass ? 'Every ratio meets its target.' : 'Some ratios miss their targets (timings are noisy on a busy machine; run it again on a quiet one).');
     if (args.section === 'all') {

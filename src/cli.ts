@@ -26,7 +26,7 @@ function action(run: Action) {
 }
 
 function addResourceCommands(program: HostctlCommand, r: Resource): void {
-  const cmd = program.command(r.name).description(`${r.description}: list and get`);
+  const cmd = program.command(r.name).description(`${r.description}: list, get and wait`);
   for (const alias of r.aliases) cmd.alias(alias);
   const idHint = r.prefix ? `${r.prefix}…` : '<publicId>';
   cmd.examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint}`]).seeAlso(['formatting', 'exit-codes']);
@@ -37,7 +37,9 @@ function addResourceCommands(program: HostctlCommand, r: Resource): void {
     .description(`List ${r.description.toLowerCase()} (first page unless --all)`)
     .option('--limit <n>', 'stop after N objects')
     .option('--all', 'walk every page')
-    .option('--page <n>', 'show page N (from 1)');
+    .option('--page <n>', 'show page N (from 1)')
+    .option('--watch', 'fetch again every interval and print what changed, until Ctrl-C')
+    .option('--interval <duration>', 'with --watch: time between rounds (default 5s; longer when the budget needs it)');
   for (const rel of r.relations ?? []) {
     const target = RESOURCES.find((t) => t.name === rel.target);
     list.option(`--${rel.flag} <id>`, `only the ${r.name} of this ${target?.singular ?? rel.flag}${target?.prefix ? ` (${target.prefix}…)` : ''}`);
@@ -62,12 +64,30 @@ function addResourceCommands(program: HostctlCommand, r: Resource): void {
     .alias('view')
     .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
     .argument('<publicId...>', `public IDs (${idHint})`)
-    .examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`])
+    .option('--watch', 'fetch again every interval and print what changed, until Ctrl-C')
+    .option('--interval <duration>', 'with --watch: time between rounds (default 5s; longer when the budget needs it)')
+    .examples([`hostctl ${r.name} get ${idHint}`, `hostctl ${r.name} get ${idHint} ${idHint} --json`, `hostctl ${r.name} get ${idHint} --watch -o ndjson`])
     .seeAlso(['formatting', 'exit-codes'])
     .action(
       action(async (ctx, c) => {
         const { getRun } = await import('./commands/resource.js');
-        await getRun(ctx, r, c.args);
+        await getRun(ctx, r, c.args, c.opts());
+      }),
+    );
+
+  cmd
+    .command('wait')
+    .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
+    .argument('<publicId...>', `public IDs (${idHint})`)
+    .option('--for <FIELD=VALUE>', 'a condition: FIELD=VALUE or FIELD!=VALUE, FIELD a dotted path (repeatable; all must hold)', collect, [])
+    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
+    .option('--interval <duration>', 'time between polls (default 5s; longer when the token\'s budget needs it)')
+    .examples([`hostctl ${r.name} wait ${idHint} --for status=running`, `hostctl ${r.name} wait ${idHint} ${idHint} --for status!=deploying --deadline 5m`])
+    .seeAlso(['rate-limit', 'exit-codes'])
+    .action(
+      action(async (ctx, c) => {
+        const { waitRun } = await import('./commands/wait.js');
+        await waitRun(ctx, r, c.args, c.opts());
       }),
     );
 }
@@ -87,6 +107,8 @@ export function buildProgram(): HostctlCommand {
     .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
     .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
     .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')
+    .option('--cache <duration>', 'accept answers up to this old from the local cache, e.g. 10m (env: HOSTCTL_CACHE)')
+    .option('--retries <n>', 'resends of a GET after 502/503/504 or a dropped connection (default 2)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
     .option('-q, --quiet', 'no spinner, no notes')
@@ -230,6 +252,28 @@ export function buildProgram(): HostctlCommand {
         await rateLimitRun(ctx, c.opts());
       }),
     );
+
+  const cache = program
+    .command('cache')
+    .description('The local response cache of --cache (no request)')
+    .examples(['hostctl apps list --all --cache 10m', 'hostctl cache info', 'hostctl cache clear'])
+    .seeAlso(['rate-limit']);
+  for (const [verb, desc, example] of [
+    ['info', 'Show where the cache is, its entries, size and oldest entry', ['hostctl cache info', 'hostctl cache info --json']],
+    ['clear', 'Remove every cached answer, for every base URL and token', ['hostctl cache clear', 'hostctl cache clear && hostctl cache info']],
+  ] as const) {
+    cache
+      .command(verb)
+      .description(desc)
+      .examples(example)
+      .seeAlso(['rate-limit'])
+      .action(
+        action(async (ctx) => {
+          const { cacheInfoRun, cacheClearRun } = await import('./commands/cache.js');
+          (verb === 'info' ? cacheInfoRun : cacheClearRun)(ctx);
+        }),
+      );
+  }
 
   const config = program.command('config').description('Read and change settings (profiles, base URL, output)');
   for (const [verb, args, desc, example] of [

@@ -5,10 +5,13 @@ import { addSecret, IO } from './io.js';
 import { AuthError, UsageError } from './errors.js';
 import { oneLine } from './output/sanitize.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
+
+/** Resends of a GET after a transient failure; the same as src/http/retry.ts (not imported: start-up). */
+const DEFAULT_RETRIES = 2;
 
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
@@ -26,6 +29,8 @@ export interface GlobalOptions {
   /** false with --no-wait */
   wait?: boolean;
   maxWait?: string;
+  retries?: string;
+  cache?: string;
   timeout?: string;
   verbose?: boolean;
   quiet?: boolean;
@@ -91,6 +96,24 @@ export function parseSeconds(raw: string | undefined, flag: string, fallback: nu
     throw new UsageError(`${flag} takes a number of seconds, not "${raw}".`, `For example: ${flag} 30`);
   }
   return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `30s`, `10m`, `1h`, `1h30m`, `500ms`, or a bare number of seconds, in milliseconds. */
+export function parseDuration(raw: string, flag: string): number {
+  const text = raw.trim();
+  let ms: number | undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
+  else if (/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) {
+    ms = 0;
+    for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(m[1]) * DURATION_UNITS[m[2]!]!;
+  }
+  // A week is more than any wait or cache here needs, and keeps every timer in range.
+  if (ms === undefined || !Number.isFinite(ms) || ms > 7 * 86_400_000) {
+    throw new UsageError(`${flag} takes a duration such as 30s, 10m or 1h (at most 7d), not "${raw}".`, `For example: ${flag} 10m`);
+  }
+  return Math.round(ms);
 }
 
 export class Context {
@@ -186,6 +209,26 @@ export class Context {
   }
 
   /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
+  retries(): number {
+    const raw = this.opts.retries;
+    if (raw === undefined) return DEFAULT_RETRIES;
+    if (!/^\d+$/.test(raw) || Number(raw) > 10) {
+      throw new UsageError(`--retries takes a whole number from 0 to 10, not "${raw}".`, 'For example: --retries 3 (or --retries 0 to never resend).');
+    }
+    return Number(raw);
+  }
+
+  /** --cache, HOSTCTL_CACHE, profile `cache`: how old a cached answer may be (0: no cache). */
+  cacheMaxAgeMs(): number {
+    const [raw, origin] =
+      this.opts.cache !== undefined
+        ? [this.opts.cache, '--cache']
+        : this.env.HOSTCTL_CACHE
+          ? [this.env.HOSTCTL_CACHE, 'HOSTCTL_CACHE']
+          : [this.profile()?.cache, `profile "${this.profileName()}" cache`];
+    return raw === undefined ? 0 : parseDuration(raw, origin);
+  }
+
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
@@ -244,8 +287,11 @@ export class Context {
       const baseUrl = this.baseUrl();
       const timeoutMs = this.timeoutMs();
       const maxWaitMs = this.maxWaitMs();
+      const retries = this.retries();
+      const cacheMs = this.cacheMaxAgeMs();
       const token = await this.token();
       const { HttpClient } = await import('./http/client.js');
+      const cache = cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
       return new HttpClient({
         baseUrl,
         token,
@@ -253,6 +299,8 @@ export class Context {
         timeoutMs,
         maxWaitMs,
         wait: this.opts.wait !== false,
+        retries,
+        cache,
         verbose: this.opts.verbose === true,
         state: this.state(),
         io: this.io,
@@ -273,19 +321,23 @@ export class Context {
     if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
-      this.io.stderr.write(`${formatRateLine(rate)}\n`);
+      const http = await this.cachedHttp?.catch(() => undefined);
+      this.io.stderr.write(`${formatRateLine(rate, Date.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     }
     this.cachedState?.save();
   }
 }
 
-export function formatRateLine(rate: RateState | undefined, now = Date.now()): string {
-  if (!rate || rate.remaining === undefined) return 'Rate limit: unknown (no response seen yet for this token)';
+/** The -R line; `used` (the requests this command sent) is shown when given. */
+export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number, fromCache?: number): string {
+  const cached = fromCache ? `, ${fromCache} answered from the cache` : '';
+  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'}${cached})`;
+  if (!rate || rate.remaining === undefined) return `Rate limit: unknown (no response seen yet for this token)${cost}`;
   const limit = rate.limit !== undefined ? `/${rate.limit}` : '';
   let reset = '';
   if (rate.resetAt !== undefined) {
     const secs = Math.max(0, Math.ceil((rate.resetAt - now) / 1000));
     reset = `, resets in ${secs}s`;
   }
-  return `Rate limit: ${rate.remaining}${limit} requests left${reset}`;
+  return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }

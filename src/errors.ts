@@ -9,6 +9,8 @@ export const ExitCode = {
   Auth: 4,
   RateLimited: 5,
   Network: 6,
+  /** `wait`: the deadline passed before the condition held. */
+  Deadline: 7,
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -48,6 +50,18 @@ export class RateLimitError extends HostctlError {
 /** Connection refused, DNS, TLS, timeout, reset. */
 export class NetworkError extends HostctlError {
   override readonly exitCode = ExitCode.Network;
+  /** The connection broke before any answer arrived: a GET may safely be sent again. */
+  readonly dropped: boolean;
+
+  constructor(message: string, hint?: string, options?: { cause?: unknown; dropped?: boolean }) {
+    super(message, hint, options);
+    this.dropped = options?.dropped === true;
+  }
+}
+
+/** `wait`: the deadline passed before every object met the condition. */
+export class DeadlineError extends HostctlError {
+  override readonly exitCode = ExitCode.Deadline;
 }
 
 /** The API answered with an error (5xx, unexpected status) or with something malformed. */

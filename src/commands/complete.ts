@@ -31,8 +31,8 @@ export const FILES_DIRECTIVE = ':files';
 const SHELLS = ['bash', 'zsh', 'fish'];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** What `config get|set|unset` accepts for each profile (the contract's config keys). */
-const PROFILE_KEYS = ['baseUrl', 'output', 'storage'];
-const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output'];
+const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'];
+const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output', 'cache'];
 /** Only plain IDs are offered: the state file is written from API data, which may be hostile. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The same care for the reference's operation IDs (no slash: a slash makes a path). */
@@ -301,6 +301,10 @@ function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[
       return 'files';
     case '--method':
       return METHODS.map((value) => ({ value }));
+    case '--for': {
+      const resource = resourceOf(walk.cmd);
+      return resource ? ['status', ...resource.columns.filter((c) => c !== 'status')].map((c) => ({ value: `${c}=` })) : [];
+    }
     case '--fields': {
       // The declared columns, then every field seen in this resource's objects before.
       const resource = resourceOf(walk.cmd);
@@ -311,7 +315,7 @@ function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[
   }
 }
 
-/** The resource a `list`/`get` command belongs to. */
+/** The resource a `list`/`get`/`wait` command belongs to. */
 function resourceOf(cmd: Cmd) {
   return cmd.parent ? findResource(cmd.parent.name) : undefined;
 }
@@ -320,7 +324,7 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   const { cmd, args } = walk;
   const group = cmd.parent?.name;
   const resource = resourceOf(cmd);
-  if (resource && cmd.name === 'get') {
+  if (resource && (cmd.name === 'get' || cmd.name === 'wait')) {
     const given = new Set(args);
     return sources.ids(resource.name).filter((c) => !given.has(c.value));
   }

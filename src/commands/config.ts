@@ -15,7 +15,7 @@ export function flatten(config: ConfigData): [string, string][] {
   for (const name of Object.keys(config.profiles).sort()) {
     const p = config.profiles[name];
     if (!p) continue;
-    for (const field of ['baseUrl', 'output', 'storage', 'storedAt'] as const) {
+    for (const field of ['baseUrl', 'output', 'storage', 'cache', 'storedAt'] as const) {
       const v = p[field];
       if (v !== undefined) out.push([`profiles.${name}.${field}`, v]);
     }

@@ -16,6 +16,13 @@ export interface ListOptions {
   page?: string;
   /** Relation filters: --app, --environment, --team (see Resource.relations). */
   [flag: string]: string | boolean | undefined;
+  watch?: boolean;
+  interval?: string;
+}
+
+export interface GetOptions {
+  watch?: boolean;
+  interval?: string;
 }
 
 /** The longest URL one batch `get` sends; longer batches are split. */
@@ -39,7 +46,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function publicIdOf(item: unknown): string | undefined {
+export function publicIdOf(item: unknown): string | undefined {
   if (!isRecord(item)) return undefined;
   const id = item.publicId;
   return typeof id === 'string' ? id : undefined;
@@ -72,7 +79,7 @@ export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): 
   return false;
 }
 
-function checkIds(resource: Resource, ids: readonly string[]): void {
+export function checkIds(resource: Resource, ids: readonly string[]): void {
   for (const id of ids) {
     const problem = idProblem(resource, id);
     if (problem) throw new UsageError(`${problem}.`, `Run "hostctl ${resource.name} list" to see the IDs.`);
@@ -178,8 +185,12 @@ class Cost {
     };
   }
 
+  total(): number {
+    return this.walks.reduce((sum, [, n]) => sum + n, 0);
+  }
+
   line(flag: string, id: string): string {
-    const total = this.walks.reduce((sum, [, n]) => sum + n, 0);
+    const total = this.total();
     const parts = this.walks.map(([what, n]) => `${what}: ${n}`);
     return `Filter --${flag} ${id}: ${total} ${total === 1 ? 'request' : 'requests'} (${parts.join(', ')})`;
   }
@@ -198,6 +209,31 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, 'list');
   const { walkPages } = await import('../http/paging.js');
+  const listPath = filter ? (filter.relation.route ?? '').replace('{id}', encodeURIComponent(filter.id)) : resource.path;
+  if (opts.watch) {
+    let requests = 1;
+    const { watchRun } = await import('./watch.js');
+    return watchRun(
+      ctx,
+      resource,
+      async () => {
+        const all: unknown[] = [];
+        const round = new Cost();
+        const collect = async (items: readonly unknown[]) => {
+          all.push(...items);
+        };
+        if (walked) {
+          await filterWalk(ctx, http, resource, filter, { limit, cost: round, seen: new Seen(ctx), print: collect, spinnerText: () => undefined, fresh: true });
+        } else {
+          const counted = round.count(resource.name);
+          for await (const items of walkPages(http, { path: listPath, fresh: true }, { all: opts.all === true, limit, page, onResponse: counted })) all.push(...items);
+        }
+        requests = Math.max(1, round.total());
+        return all;
+      },
+      { interval: opts.interval, shape: 'list', requestsPerRound: () => requests },
+    );
+  }
   const spinner = await ctx.io.spinner(`Fetching ${resource.name}…`);
   const seen = new Seen(ctx);
   const cost = new Cost();
@@ -207,14 +243,14 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
   const print = async (items: readonly unknown[]) => {
     count += items.length;
     seen.add(resource.name, items);
+    if (http.options.cache) await cacheObjects(http, resource, items);
     await printer.add(items);
   };
 
   try {
     if (!walked) {
-      const path = filter ? (filter.relation.route ?? '').replace('{id}', encodeURIComponent(filter.id)) : resource.path;
       const pages = cost.count(resource.name);
-      for await (const items of walkPages(http, { path }, {
+      for await (const items of walkPages(http, { path: listPath }, {
         all: opts.all === true,
         limit,
         page,
@@ -258,6 +294,8 @@ interface FilterRun {
   seen: Seen;
   print: (items: readonly unknown[]) => Promise<void>;
   spinnerText: (text: string) => void;
+  /** Past the response cache (--watch must see changes). */
+  fresh?: boolean;
 }
 
 /**
@@ -271,7 +309,7 @@ async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, fi
   let ids = new Set([filter.id]);
   const walk = async function* (what: string, req: ApiRequest): AsyncGenerator<unknown[]> {
     const pages = run.cost.count(what);
-    yield* walkPages(http, req, {
+    yield* walkPages(http, { ...req, fresh: run.fresh }, {
       all: true,
       onResponse: pages,
       onPage: (n, total) => {
@@ -318,6 +356,17 @@ async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, fi
   }
 }
 
+/** Keeps the objects of a list page for `get --cache`. */
+async function cacheObjects(http: HttpClient, resource: Resource, items: readonly unknown[]): Promise<void> {
+  const { stringifyJson } = await import('../output/json.js');
+  const objects = new Map<string, string>();
+  for (const item of items) {
+    const id = publicIdOf(item);
+    if (id !== undefined) objects.set(id, stringifyJson(item));
+  }
+  http.options.cache?.putObjects(resource.path, objects);
+}
+
 /** Splits IDs into batches whose request URL stays within MAX_URL_BYTES. */
 export function batchIds(baseLength: number, ids: readonly string[]): string[][] {
   const batches: string[][] = [];
@@ -337,33 +386,58 @@ export function batchIds(baseLength: number, ids: readonly string[]): string[][]
   return batches;
 }
 
-export async function getRun(ctx: Context, resource: Resource, rawIds: string[]): Promise<void> {
+/**
+ * The objects with these public IDs, by batched request: one per batch (a server that
+ * still pages the filtered result says so with a next link; only that is followed).
+ */
+export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[], fresh = false): Promise<Map<string, unknown>> {
+  const [{ pageOf }, { parseJson, stringifyJson }] = await Promise.all([import('../http/paging.js'), import('../output/json.js')]);
+  const found = new Map<string, unknown>();
+  const cache = http.options.cache;
+  // With --cache, objects a recent list or get returned are not asked for again.
+  if (!fresh) for (const [id, json] of cache?.objects(resource.path, ids) ?? []) found.set(id, parseJson(json));
+  const unseen = ids.filter((id) => !found.has(id));
+  const fetched = new Map<string, string>();
+  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, unseen)) {
+    const wanted = new Set(batch);
+    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh };
+    while (req) {
+      const res = await http.request(req);
+      // Lenient: a foreign next link is ignored here (only a walk fails on it).
+      const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
+      for (const item of items) {
+        const id = publicIdOf(item);
+        if (id !== undefined && wanted.has(id) && !found.has(id)) {
+          found.set(id, item);
+          if (cache) fetched.set(id, stringifyJson(item));
+        }
+      }
+      const missing = batch.some((id) => !found.has(id));
+      req = next && missing && items.length > 0 ? { path: next.href, fresh } : undefined;
+    }
+  }
+  cache?.putObjects(resource.path, fetched);
+  return found;
+}
+
+export async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
 
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, rawIds.length === 1 ? 'single' : 'list');
-  const { pageOf } = await import('../http/paging.js');
-  const found = new Map<string, unknown>();
+  if (opts.watch) {
+    const { watchRun } = await import('./watch.js');
+    return watchRun(ctx, resource, async () => {
+      const found = await fetchByIds(http, resource, ids, true);
+      return ids.map((id) => found.get(id)).filter((item) => item !== undefined);
+    }, { interval: opts.interval, shape: rawIds.length === 1 ? 'single' : 'list', requestsPerRound: () => batchIds(http.resolveUrl(resource.path).href.length, ids).length });
+  }
   const spinner = await ctx.io.spinner(`Fetching ${ids.length === 1 ? resource.singular : resource.name}…`);
   const seen = new Seen(ctx);
+  let found = new Map<string, unknown>();
   try {
-    for (const batch of batchIds(http.resolveUrl(resource.path).href.length, ids)) {
-      const wanted = new Set(batch);
-      let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const) };
-      // One request per batch. A server that still pages the filtered result says so with
-      // a next link (Link header or envelope); follow only that, never guess page numbers.
-      while (req) {
-        const res = await http.request(req);
-        const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
-        for (const item of items) {
-          const id = publicIdOf(item);
-          if (id !== undefined && wanted.has(id) && !found.has(id)) found.set(id, item);
-        }
-        const missing = batch.some((id) => !found.has(id));
-        req = next && missing && items.length > 0 ? { path: next.href } : undefined;
-      }
-    }
+    found = await fetchByIds(http, resource, ids);
   } finally {
     spinner.stop();
     seen.add(resource.name, [...found.values()]);

@@ -161,3 +161,16 @@ function release(lock: string): void {
     // Already removed as stale by another process, after this one held it too long.
   }
 }
+
+/**
+ * A read-modify-write of one small JSON file under its lock: `fn` gets the parsed file
+ * (undefined when missing or damaged) and returns the new content and a result. Writes
+ * nothing when `fn` returns no content.
+ */
+export function updateJsonFileSync<T>(path: string, policy: LockPolicy, fn: (current: unknown) => { content?: unknown; result: T }): T {
+  return withLockSync(`${path}.lock`, policy, () => {
+    const { content, result } = fn(readJsonFile(path));
+    if (content !== undefined) writeFileAtomic(path, `${JSON.stringify(content)}\n`);
+    return result;
+  });
+}

@@ -27,6 +27,8 @@ export interface ProfileConfig {
   baseUrl?: string;
   output?: OutputFormat;
   storage?: Storage;
+  /** Default for --cache: a duration such as 10m. */
+  cache?: string;
   /** When the token was stored by `auth login`, ISO time. */
   storedAt?: string;
 }
@@ -59,6 +61,7 @@ export function normalizeConfig(raw: unknown): ConfigData {
       if (isOutputFormat(q.output)) prof.output = q.output;
       if (q.storage === 'keychain' || q.storage === 'file') prof.storage = q.storage;
       if (typeof q.storedAt === 'string') prof.storedAt = q.storedAt;
+      if (typeof q.cache === 'string') prof.cache = q.cache;
       out.profiles[name] = prof;
     }
   }

@@ -31,3 +31,4 @@ export function rejectedFallbackDirs(env: NodeJS.ProcessEnv = process.env): stri
   const main = configDir(env);
   return dirs.filter((d) => d !== main);
 }
+export const cacheDir = (env?: NodeJS.ProcessEnv) => join(configDir(env), 'cache');

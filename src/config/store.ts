@@ -10,14 +10,14 @@
 
 import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
-import { parseBaseUrl } from '../context.js';
+import { parseBaseUrl, parseDuration } from '../context.js';
 import { withLock, writeError, type LockPolicy } from './atomic.js';
 import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
 
 export { checkProfileName } from './config.js';
 
-export const PROFILE_KEYS = ['baseUrl', 'output', 'storage'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
@@ -27,6 +27,7 @@ export const VALID_KEYS_TEXT = [
   'profiles.<name>.baseUrl   (https://…/v1; http only for loopback hosts)',
   `profiles.<name>.output    (${OUTPUT_FORMATS.join(', ')})`,
   `profiles.<name>.storage   (${STORAGES.join(', ')})`,
+  'profiles.<name>.cache     (a duration such as 10m: the default for --cache)',
 ].join('\n  ');
 
 function unknownKey(key: string): UsageError {
@@ -70,6 +71,9 @@ export function parseValue(k: ConfigKey, raw: string): string {
       if (!(STORAGES as readonly string[]).includes(value)) {
         throw new UsageError(`"${raw}" is not a token storage.`, `Use one of: ${STORAGES.join(', ')} (or run "hostctl auth login").`);
       }
+      return value;
+    case 'cache':
+      parseDuration(value, `"profiles.${k.profile}.cache"`);
       return value;
     default:
       throw unknownKey(keyPath(k));

@@ -11,6 +11,8 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
   HOSTCTL_PROFILE     the profile to use (same as --profile); default "default".
   HOSTCTL_CONFIG_DIR  where the config and state files live, instead of the usual
                       place (~/.config/hostctl on Linux). For tests and portable installs.
+  HOSTCTL_CACHE       accept answers up to this old from the local cache (same as
+                      --cache, e.g. 10m); off by default.
   NO_COLOR            any value: no colour (same as --no-color).
   FORCE_COLOR         1, 2 or 3: colour even into a pipe; 0: none. It wins over NO_COLOR.
   COLUMNS             the width of tables when stdout is not a terminal (default 80).
@@ -40,6 +42,7 @@ See also: hostctl help formatting, hostctl auth --help, hostctl config --help.
   4    authentication: no token, token rejected, keychain unavailable
   5    rate limited and not retried (--no-wait, or --max-wait spent)
   6    network: connection refused, DNS, TLS, timeout
+  7    wait: the --deadline passed before every object met the condition
   130  interrupted (Ctrl-C)
 
 Errors are one or two sentences on stderr, starting with "hostctl:", with the next step to
@@ -102,10 +105,18 @@ them, keeps the last state per token (by fingerprint, never the token) in its st
 and spends as few requests as it can: "get" with several IDs is one request, and nothing
 is sent that a command does not need.
 
+Every hostctl process on the machine shares one budget per token: before sending, a
+process reserves a slot in a sliding window kept in the config directory (budget/), so
+that parallel commands wait their turn instead of collecting 429s.
+
   -R, --rate-limit      after the command, one line on stderr:
                         Rate limit: 17/20 requests left, resets in 42s
   --no-wait             on a spent limit, exit 5 at once instead of waiting
   --max-wait SECONDS    the longest total wait of one command (default 120)
+  --retries N           retries of a GET/HEAD after 502/503/504 or a dropped connection
+                        (default 2); nothing else is ever resent
+  --cache DURATION      answers up to DURATION old come from the local cache
+                        (hostctl cache info|clear); off by default
 
 When the last state says the window is spent, hostctl waits for the reset before it
 sends, instead of collecting a 429. On a 429 it waits Retry-After and sends the same
@@ -116,6 +127,7 @@ goes to stderr. A wait longer than what --max-wait leaves fails at once with exi
   $ hostctl rate-limit --refresh       # spends one request
   $ hostctl apps list --all -R
   $ hostctl apps list --no-wait; if [ $? -eq 5 ]; then echo "rate limited, later"; fi
+  $ hostctl deployments wait <id> --for status=succeeded --deadline 10m   # one request a round
 
 A 401 is never retried: the platform locks out an address that retries a rejected
 credential. See also: hostctl help exit-codes.

@@ -12,7 +12,11 @@ import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
-import { RateLimiter } from './ratelimit.js';
+import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
+import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
+import { compose, type Answer, type Exchange, type Layer } from './layers.js';
+import { DEFAULT_RETRIES, transientRetry } from './retry.js';
+import type { ResponseCache } from './cache.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
 import { errorDetail, isHtmlType, isJsonType, mediaType, networkError, oneLine, statusError, tooDeepError } from './errors.js';
 import { sanitize } from '../output/sanitize.js';
@@ -24,6 +28,10 @@ export interface HttpClientOptions {
   timeoutMs: number;
   maxWaitMs: number;
   wait: boolean;
+  /** Resends of a GET/HEAD after 502/503/504 or a dropped connection (--retries; default 2). */
+  retries?: number;
+  /** With --cache: reads may be served from disk. */
+  cache?: ResponseCache;
   verbose: boolean;
   state: StateStore;
   io: IO;
@@ -47,6 +55,8 @@ export interface ApiRequest {
   unpaced?: boolean;
   /** Resolve with any HTTP status instead of throwing (`hostctl api`); 401 marking, 429 waiting and network errors still apply. */
   acceptAnyStatus?: boolean;
+  /** Never from the cache (wait and watch look for changes), though the answer is kept. */
+  fresh?: boolean;
 }
 
 export interface ApiResponse {
@@ -151,18 +161,8 @@ function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-interface Attempt {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: string | Uint8Array | undefined;
-}
-
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  text: string;
-}
+type Attempt = Exchange;
+type RawResponse = Answer;
 
 export class HttpClient {
   private sent = 0;
@@ -170,6 +170,7 @@ export class HttpClient {
   private proxyDispatcher?: Dispatcher;
   private closed = false;
   private readonly rate: RateLimiter;
+  private readonly budget: BudgetFile;
   private readonly secret: string;
 
   constructor(readonly options: HttpClientOptions) {
@@ -182,6 +183,17 @@ export class HttpClient {
       wait: options.wait,
       maxWaitMs: options.maxWaitMs,
     });
+    this.budget = new BudgetFile(options.state.path, options.token.fingerprint);
+  }
+
+  /** The token's shared budget as it is now (src/http/budget.ts). */
+  budgetSnapshot(): BudgetData {
+    return this.budget.read();
+  }
+
+  /** Requests the shared budget has left now, when it knows. */
+  budgetLeft(): number | undefined {
+    return budgetLeft(this.budget.read(), Date.now());
   }
 
   /** Requests actually sent (each redirect hop and each resend counts). */
@@ -231,9 +243,10 @@ export class HttpClient {
     let attempt = first;
     let redirects = 0;
     let retries429 = 0;
+    const keepBody = req.acceptAnyStatus === true;
     for (;;) {
-      if (!(req.unpaced && attempt === first && retries429 === 0)) await this.rate.beforeSend();
-      const res = await this.send(attempt, req.acceptAnyStatus === true);
+      const send = this.pipeline(req.unpaced === true && attempt === first && retries429 === 0, keepBody, req.fresh === true);
+      const res = await send(attempt);
 
       // Another origin (after a redirect) got no token: its answers say nothing about it.
       const withToken = this.carriesToken(attempt.url);
@@ -287,6 +300,51 @@ export class HttpClient {
     // destroy, not close: nothing is in flight once a command ends, and idle keep-alive
     // sockets must not hold the process open.
     for (const d of pools) if (d) await d.destroy().catch(() => undefined);
+  }
+
+  /**
+   * The layers between the redirect / 429 loop of request() and the wire: the cache,
+   * then transient retries outside the shared budget, so that every resend reserves its
+   * own slot.
+   */
+  private pipeline(unpaced: boolean, keepBody: boolean, fresh: boolean) {
+    const retries = this.options.retries ?? DEFAULT_RETRIES;
+    return compose(
+      [
+        // Outermost: an answer from the cache spends no slot of the budget.
+        ...(this.options.cache ? [this.options.cache.layer(fresh)] : []),
+        transientRetry({
+          retries,
+          wait: (ms, reason, n) => this.rate.retryAfter(ms, reason, n, retries),
+          canWait: (ms) => this.rate.canWait(ms),
+        }),
+        this.budgetLayer(unpaced),
+      ],
+      (x) => this.send(x, keepBody),
+    );
+  }
+
+  /** Reserves a slot in the token's shared window before each request that carries it. */
+  private budgetLayer(unpaced: boolean): Layer {
+    return (next) => async (x) => {
+      if (!this.carriesToken(x.url)) return next(x);
+      // The pool (and undici) first: a slot reserved is a slot the server should see at once.
+      await this.getDispatcher(x.url);
+      const sentAt = await this.reserveSlot(unpaced);
+      const res = await next(x);
+      // A 401's headers count failed authentications, not this token's requests.
+      if (res.status === 429) this.budget.on429(sentAt, Math.min(retryDelayMs(res.headers, Date.now()), MAX_HORIZON_MS));
+      else if (res.status !== 401) this.budget.observe(res.headers, sentAt);
+      return res;
+    };
+  }
+
+  private async reserveSlot(unpaced: boolean): Promise<number> {
+    for (;;) {
+      const r = this.budget.tryReserve(unpaced);
+      if ('sentAt' in r) return r.sentAt;
+      await this.rate.pace(Math.max(5, r.waitMs));
+    }
   }
 
   private carriesToken(url: URL): boolean {

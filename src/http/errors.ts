@@ -189,6 +189,7 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   const has = (...want: string[]) => codes.some((code) => want.includes(code));
   let message: string;
   let hint: string | undefined;
+  let dropped = false;
   const proxyStatus = /Proxy response \((\d{3})\)/.exec(firstMessage(err))?.[1];
   if (proxyStatus) {
     message = `The proxy refused to connect to ${host} (it answered ${proxyStatus}).`;
@@ -208,6 +209,7 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
     message = `Could not make a secure connection to ${host} (${code}): the server's TLS certificate was not accepted.`;
     hint = 'Check the base URL; behind a proxy that inspects TLS, set NODE_EXTRA_CA_CERTS to its CA certificate file.';
   } else if (has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED')) {
+    dropped = !c.midResponse;
     message = c.midResponse
       ? `The connection to ${host} broke off before the whole response had arrived.`
       : `The connection to ${host} was closed before the server answered.`;
@@ -222,7 +224,7 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   if (c.viaProxy && !proxyStatus) hint = `${hint ? `${hint} ` : ''}The request went through the proxy set in HTTPS_PROXY / HTTP_PROXY; check it too.`;
   const code = codes[0];
   const cause = new Error(`${code ? `${code}: ` : ''}${oneLine(firstMessage(err), 2000)}`);
-  return new NetworkError(message, hint, { cause });
+  return new NetworkError(message, hint, { cause, dropped });
 }
 
 export function formatSeconds(ms: number): string {

@@ -116,6 +116,40 @@ export function pageOf(body: unknown, headers: Record<string, string>, url: URL,
   return { items, next };
 }
 
+/** The rel="last" link of a Link header, if any. */
+function linkLast(link: string | undefined): string | undefined {
+  if (!link) return undefined;
+  for (const m of link.matchAll(/<([^>]*)>([^<]*)/g)) {
+    if (/;\s*rel\s*=\s*(?:"[^"]*\blast\b[^"]*"|last\b)/i.test(m[2] ?? '')) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * Whether the server said that `url` is the last page (a Link rel="last" to it), or that
+ * `seen` items are all there are (totalItems, hydra:totalItems, X-Total-Count): then the
+ * walk needs no probe for an empty page.
+ */
+export function isLastPage(body: unknown, headers: Record<string, string>, url: URL, seen: number): boolean {
+  const total = totalOf(body, headers);
+  if (total !== undefined && seen >= total) return true;
+  const last = linkLast(headers.link) ?? (isRecord(body) ? envelopeLast(body) : undefined);
+  if (last === undefined) return false;
+  try {
+    return new URL(last, url).href === url.href;
+  } catch {
+    return false;
+  }
+}
+
+function envelopeLast(body: Record<string, unknown>): string | undefined {
+  for (const key of ['view', 'hydra:view']) {
+    const view = body[key];
+    if (isRecord(view)) return linkTarget(view.last) ?? linkTarget(view['hydra:last']);
+  }
+  return undefined;
+}
+
 /** A digest of a page, to notice a server that ignores ?page= and repeats itself. */
 function signature(items: readonly unknown[]): string {
   const json = JSON.stringify(items, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
@@ -151,6 +185,8 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
   let lastSig = '';
   let pages = 0;
   let count = 0;
+  // Every item the server sent (count stops at --limit), against the total it names.
+  let served = 0;
 
   for (;;) {
     if (pages >= MAX_PAGES) {
@@ -184,10 +220,12 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
 
     const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;
     count += kept.length;
+    served += items.length;
     opts.onPage?.(pages, count, { next: next !== undefined, full: numbered && items.length > 0, total: totalOf(body, res.headers) });
     if (kept.length > 0 || pages === 1) yield kept;
 
     if (!walk || (limit !== undefined && count >= limit)) return;
+    if (isLastPage(body, res.headers, res.url, served)) return;
     if (next) {
       linked = true;
       if (visited.has(next.href)) return;

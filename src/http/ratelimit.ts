@@ -119,6 +119,8 @@ export interface RateLimiterOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+type WaitReason = 'paced' | '429' | 'retry';
+
 /** The rate-limit bookkeeping of one client (one command). */
 export class RateLimiter {
   /** Total time this client has waited, against --max-wait. */
@@ -135,21 +137,19 @@ export class RateLimiter {
     return this.o.state.getRate(this.o.fingerprint);
   }
 
-  /**
-   * Before a request: when the last state seen says the window is spent, wait until it
-   * resets rather than collect a 429. Counts the request against the window locally,
-   * so several requests of one command pace themselves even between responses.
-   */
-  async beforeSend(): Promise<void> {
-    const s = this.current();
-    const now = this.now();
-    if (s?.remaining !== undefined && s.resetAt !== undefined && s.resetAt > now) {
-      if (s.remaining <= 0) {
-        await this.waitFor(s.resetAt - now, 'paced');
-      } else {
-        this.o.state.setRate(this.o.fingerprint, { ...s, remaining: s.remaining - 1 });
-      }
-    }
+  /** Waits `ms` for the shared budget to free a slot (src/http/budget.ts). */
+  pace(ms: number): Promise<void> {
+    return this.waitFor(ms, 'paced');
+  }
+
+  /** Waits `ms` before resending a GET that met a transient failure (src/http/retry.ts). */
+  retryAfter(ms: number, reason: string, attempt: number, of: number): Promise<void> {
+    return this.waitFor(ms, 'retry', `${reason}; retry ${attempt} of ${of}`);
+  }
+
+  /** Whether a wait of `ms` still fits within --max-wait (--no-wait is about 429s only). */
+  canWait(ms: number): boolean {
+    return ms <= this.o.maxWaitMs - this.waitedMs;
   }
 
   /** After every response (but a 401, whose headers count failures, not this token). */
@@ -197,14 +197,16 @@ export class RateLimiter {
     await this.waitFor(ms, '429', detail);
   }
 
-  private async waitFor(ms: number, why: 'paced' | '429', detail?: string): Promise<void> {
+  private async waitFor(ms: number, why: WaitReason, detail?: string): Promise<void> {
     const at = this.now() + ms;
     const secs = seconds(ms);
     const reached =
       why === '429'
         ? `The API rate limit is reached (429 Too Many Requests${detail ? `; the server said: ${detail}` : ''})`
-        : 'The rate limit window for this token is spent';
-    if (!this.o.wait) {
+        : why === 'retry'
+          ? `The request failed for now (${detail ?? 'a transient failure'}); the retry is due in ${secs}s`
+          : 'The rate limit window for this token is spent';
+    if (!this.o.wait && why !== 'retry') {
       this.o.state.save();
       throw new RateLimitError(
         `${reached}; it frees up in ${secs}s (at ${clock(at)}), and --no-wait is set.`,
@@ -223,14 +225,16 @@ export class RateLimiter {
     // Saved before the wait, so that an interrupted wait still leaves the state behind.
     this.o.state.save();
     this.waitedMs += ms;
-    await this.countdown(ms, why);
+    await this.countdown(ms, why, detail);
   }
 
-  private async countdown(ms: number, why: 'paced' | '429'): Promise<void> {
+  private async countdown(ms: number, why: WaitReason, detail?: string): Promise<void> {
     const io = this.o.io;
-    const label = why === '429' ? 'Rate limit reached' : 'Rate limit window spent';
+    const label = why === '429' ? 'Rate limit reached' : why === 'retry' ? `Transient failure (${detail ?? ''})` : 'Rate limit window spent';
     if (!io.spinnerAllowed) {
-      io.note(`${label}: waiting ${seconds(ms)}s before ${why === '429' ? 'retrying' : 'sending'} (--no-wait to fail instead).`);
+      // A retry's wait is short and its outcome is what matters: no note into a log.
+      if (why === 'retry') return this.sleep(ms);
+      io.note(`${label}: waiting ${seconds(ms)}s before ${why === 'paced' ? 'sending' : 'retrying'} (--no-wait to fail instead).`);
       await this.sleep(ms);
       return;
     }

@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIPv4 } from 'node:net';
+import { createHash } from 'node:crypto';
 
 export const MAX_BODY = 1024 * 1024;
 
@@ -14,12 +15,27 @@ export interface Reply {
 
 export function send(res: ServerResponse, reply: Reply): void {
   const headers: Record<string, string | number> = { ...reply.headers };
-  if (reply.status !== 204) {
+  const bodiless = reply.status === 204 || reply.status === 304;
+  if (!bodiless) {
     headers['Content-Type'] = reply.contentType ?? 'application/json; charset=utf-8';
     headers['Content-Length'] = Buffer.byteLength(reply.body);
   }
   res.writeHead(reply.status, headers);
-  res.end(reply.status === 204 ? undefined : reply.body);
+  res.end(bodiless ? undefined : reply.body);
+}
+
+/**
+ * A successful read gets an ETag (a digest of its body and type), and a request whose
+ * If-None-Match names it gets 304 without the body, so that clients' revalidation is
+ * exercised. The platform document promises no validators; clients must not rely on them.
+ */
+export function withEtag(req: IncomingMessage, reply: Reply): Reply {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || reply.status !== 200) return reply;
+  const etag = `"${createHash('sha256').update(reply.contentType ?? '').update('\n').update(reply.body).digest('base64url').slice(0, 22)}"`;
+  const headers = { ...reply.headers, ETag: etag };
+  const asked = req.headers['if-none-match'];
+  if (asked !== undefined && asked.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return { status: 304, body: '', headers };
+  return { ...reply, headers };
 }
 
 /** The client's address, with IPv4-mapped IPv6 (::ffff:127.0.0.1) written as IPv4. */

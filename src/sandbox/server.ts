@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { handleAdmin } from './admin.js';
 import { handleApi } from './api.js';
 import { SandboxCore, type SandboxSettings } from './core.js';
-import { clientIp, send, splitTarget } from './http.js';
+import { clientIp, send, splitTarget, withEtag } from './http.js';
 import { StateFileError } from './state.js';
 
 export interface SandboxOptions extends SandboxSettings {
@@ -81,7 +81,9 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
       log(`${method} ${printable(target)} ${reply.status} (admin)`);
       return;
     }
-    const { reply, token, body } = await handleApi(core, req);
+    const handled = await handleApi(core, req);
+    const { token, body } = handled;
+    const reply = withEtag(req, handled.reply);
     send(res, reply);
     core.log.add({ method, path, query, status: reply.status, token, ip: clientIp(req), at: new Date().toISOString(), body });
     log(`${method} ${printable(target)} ${reply.status} ${token ?? '-'}`);

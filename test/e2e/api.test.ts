@@ -266,7 +266,7 @@ describe('hostctl api against the sandbox', () => {
   it('-R prints the rate-limit line; -v logs the exchange with the token redacted', async () => {
     const r = await hostctl(['api', '/apps', '-R', '-v', '-o', 'tsv', '--fields', 'publicId']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/^Rate limit: \d+\/100000 requests left, resets in \d+s$/m);
+    expect(r.stderr).toMatch(/^Rate limit: \d+\/100000 requests left, resets in \d+s \(this command: \d+ requests?\)$/m);
     expect(r.stderr).toMatch(/^> GET http:\/\/127\.0\.0\.1:\d+\/v1\/apps$/m);
     expect(r.stderr).toContain(`authorization: Bearer ****${server.token.slice(-4)}`);
     expect(r.stderr).not.toContain(server.token);

@@ -87,9 +87,9 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it("lists a resource's verbs and aliases, also after a command alias", async () => {
-    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
+    expect(values(await engine(['apps', '']))).toEqual(['list', 'ls', 'get', 'view', 'wait']);
     for (const alias of ['envs', 'env', 'environment', 'app', 'person', 'payment-method']) {
-      expect(values(await engine([alias, ''])), alias).toEqual(['list', 'ls', 'get', 'view']);
+      expect(values(await engine([alias, ''])), alias).toEqual(['list', 'ls', 'get', 'view', 'wait']);
     }
     expect(values(await engine(['']))).toEqual(
       expect.arrayContaining(['apps', 'app', 'environments', 'envs', 'env', 'environment', 'deployment', 'domain', 'team', 'person', 'payment-method', 'auth', 'config', 'completion', 'version', 'help']),
@@ -100,16 +100,19 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
     const topics = ['environment', 'exit-codes', 'formatting', 'rate-limit', 'sandbox'];
     expect(values(await engine(['help', '']))).toEqual(expect.arrayContaining([...topics, 'apps', 'auth', 'version']));
     expect(values(await engine(['help', 'ex']))).toEqual(['exit-codes']);
-    expect(values(await engine(['help', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
+    expect(values(await engine(['help', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view', 'wait']);
   });
 
   it('prints a description after a tab, on one line', async () => {
     const apps = lines(await engine(['app'])).find((l) => l.startsWith('apps\t'));
-    expect(apps).toBe('apps\tApps: list and get');
+    expect(apps).toBe('apps\tApps: list, get and wait');
   });
 
   it("completes a command's own flags and the global flags, before or after the command", async () => {
     expect(values(await engine(['apps', 'list', '--l']))).toEqual(['--limit']);
+    expect(values(await engine(['apps', 'list', '--ret']))).toEqual(['--retries']);
+    expect(values(await engine(['apps', 'wait', 'ap-1', '--']))).toEqual(expect.arrayContaining(['--for', '--deadline', '--interval']));
+    expect(values(await engine(['apps', 'wait', 'ap-1', '--for', 'st']))).toEqual(['status=']);
     expect(values(await engine(['deployments', 'list', '--env']))).toEqual(['--environment']);
     expect(values(await engine(['apps', 'list', '--verb']))).toEqual(['--verbose']);
     expect(values(await engine(['--pro']))).toEqual(['--profile']);
@@ -117,7 +120,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
   });
 
   it('skips a global option and its value before the command', async () => {
-    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view']);
+    expect(values(await engine(['-o', 'json', '--profile', 'staging', 'apps', '']))).toEqual(['list', 'ls', 'get', 'view', 'wait']);
   });
 
   it('completes -o / --output values, also as --output=', async () => {
@@ -345,7 +348,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
   });
 
   it("lists a resource's verbs", async () => {
-    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'view']);
+    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'view', 'wait']);
   });
 
   it('completes a flag name', async () => {
@@ -361,6 +364,7 @@ describe.each(SHELLS)('completion in %s', (name, complete) => {
 
   it('completes app IDs seen before, dashes and all', async () => {
     expect(sorted(await complete('hostctl apps get '))).toEqual(sorted(PROD_APPS));
+    expect(sorted(await complete('hostctl apps wait '))).toEqual(sorted(PROD_APPS));
     expect(sorted(await complete('hostctl apps get ap-7f3k-'))).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9']);
     expect(await complete('hostctl --profile staging apps get ', { HOSTCTL_BASE_URL: undefined }), 'profile given on the line').toEqual(['ap-staging-1']);
   });

@@ -88,7 +88,14 @@ describe('10 hostctl processes at once, one config dir', () => {
     expect(statSync(join(config.path, 'state.json')).mode & 0o777).toBe(0o600);
 
     // No temporary file or lock left behind.
-    expect(readdirSync(config.path).sort()).toEqual(['config.json', 'state.json', 'tokens']);
+    expect(readdirSync(config.path).sort()).toEqual(['budget', 'config.json', 'state.json', 'tokens']);
+    // The shared request budget: one whole file per token fingerprint, no lock or temporary file.
+    const budgets = readdirSync(join(config.path, 'budget'));
+    expect(budgets.length).toBeGreaterThanOrEqual(listTokens.length);
+    for (const f of budgets) {
+      expect(f).toMatch(/^[0-9a-f]{64}\.json$/);
+      expect(() => json(join('budget', f))).not.toThrow();
+    }
     expect(readdirSync(join(config.path, 'tokens')).sort()).toEqual(logins.map((l) => l.profile).sort());
 
     // And the stored profiles work.

@@ -7,7 +7,7 @@ import { runCli, tmpDir, type RunResult } from '../support/cli.js';
 import { startSandboxServer, type PlatformServer } from '../support/servers.js';
 
 const LIMIT = 50;
-const RATE_LINE = /^Rate limit: (\d+)\/(\d+) requests left, resets in (\d+)s$/m;
+const RATE_LINE = /^Rate limit: (\d+)\/(\d+) requests left, resets in (\d+)s(?: \(this command: \d+ requests?\))?$/m;
 
 interface Report {
   limit: number | null;

@@ -112,7 +112,7 @@ describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Re
   it('-R reads a Unix-time Reset as seconds from now', async () => {
     const r = await runCli(['apps', 'list', '--limit', '1', '-R'], { env: env() });
     expect(r.code).toBe(0);
-    const m = /^Rate limit: (\d+)\/1000 requests left, resets in (\d+)s$/m.exec(r.stderr);
+    const m = /^Rate limit: (\d+)\/1000 requests left, resets in (\d+)s \(this command: \d+ requests?\)$/m.exec(r.stderr);
     expect(m).not.toBeNull();
     expect(Number(m?.[2])).toBeLessThanOrEqual(3600);
   });

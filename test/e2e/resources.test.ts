@@ -187,7 +187,7 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     const after = await hostctl(['apps', 'list', '--limit', '1', '-R', '--json']);
     expect(before.code).toBe(0);
     expect(after.stdout).toBe(before.stdout);
-    expect(after.stderr).toMatch(/^Rate limit: \d+\/\d+ requests left, resets in \d+s\n$/);
+    expect(after.stderr).toMatch(/^Rate limit: \d+\/\d+ requests left, resets in \d+s \(this command: 1 request\)\n$/);
   });
 
   it('a 404 from the API is exit 3', async () => {

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, filesContaining, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import {
   answer,
   bearer,
@@ -411,7 +411,9 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
       input: TOKEN,
     });
     expectCleanFailure(login, 1, TOKEN);
-    expect(readdirSync(config).filter((f) => f !== 'state.json')).toEqual([]);
+    // The state file and the shared request budget (src/http/budget.ts) hold fingerprints, never a token.
+    expect(readdirSync(config).filter((f) => f !== 'state.json' && f !== 'budget')).toEqual([]);
+    expect(filesContaining(config, TOKEN)).toEqual([]);
     const check = await hostctl(['auth', 'status', '--check', '--base-url', s.baseUrl]);
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(/Check: +failed/);

@@ -19,6 +19,19 @@ afterAll(async () => {
 });
 
 describe('collections', () => {
+  it('a read carries an ETag; If-None-Match with it is a 304 without a body; a change makes a new ETag', async () => {
+    const first = await get('/apps');
+    const etag = first.headers.etag;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    const again = await get('/apps', { ...JSON_ACCEPT, 'if-none-match': String(etag) });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const other = await get('/apps', { ...JSON_ACCEPT, 'if-none-match': '"something-else"' });
+    expect(other.status).toBe(200);
+    const page2 = await get('/apps?page=2');
+    expect(page2.headers.etag).not.toBe(etag);
+  });
+
   it('serves the 8 collection paths under /v1 as bare JSON arrays with Accept: application/json', async () => {
     const env = (await allObjects(sb.origin, 'environments'))[0]!;
     const paths = [...RESOURCES.map((r) => r.path), `/environments/${String(env.publicId)}/deployments`];

@@ -452,23 +452,25 @@ describe('rate limit through the client', () => {
     expect(s.seen).toHaveLength(1);
   });
 
-  it('paces from the saved state: waits for the reset before sending', async () => {
-    const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '60' })));
+  it('paces from the shared budget: the second request waits for the slot the first one holds', async () => {
+    const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' })));
     const h = track(harness(s.baseUrl));
-    h.state.setRate(h.fingerprint, { limit: 20, remaining: 0, resetAt: Date.now() + 1000, seenAt: Date.now() });
     await h.client.request({ path: '/apps' });
-    expect(h.stderr.text).toMatch(/^Rate limit window spent: waiting 1s before sending/);
-    expect(s.seen).toHaveLength(1);
+    expect(h.stderr.text).toBe('');
+    await h.client.request({ path: '/apps' });
+    // A one-second window, plus the margin for the server's clock: rounded up, 2 s.
+    expect(h.stderr.text).toMatch(/^Rate limit window spent: waiting [12]s before sending/);
+    expect(s.seen).toHaveLength(2);
   });
 
   it('pacing with --no-wait fails before sending anything', async () => {
-    const s = track(await stub((_req, res) => json(res, [])));
+    const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '20' })));
     const h = track(harness(s.baseUrl, { wait: false }));
-    h.state.setRate(h.fingerprint, { limit: 20, remaining: 0, resetAt: Date.now() + 20_000, seenAt: Date.now() });
+    await h.client.request({ path: '/apps' });
     const err = await rejection(h.client.request({ path: '/apps' }));
     expect(err).toBeInstanceOf(RateLimitError);
-    expect(s.seen).toHaveLength(0);
-    expect(h.client.requestCount).toBe(0);
+    expect(s.seen).toHaveLength(1);
+    expect(h.client.requestCount).toBe(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../../src/errors.js';
-import { linkNext, pageOf, walkPages, type PageWalkOptions } from '../../src/http/paging.js';
+import { isLastPage, linkNext, pageOf, walkPages, type PageWalkOptions } from '../../src/http/paging.js';
 import type { HttpClient } from '../../src/http/client.js';
 import { closeAfterEach, cleanupDirs, harness, json, rejection, stub } from './http-support.js';
 
@@ -116,6 +116,38 @@ describe('walkPages', () => {
     const { pages } = await collect(h.client, '/apps', { all: true });
     expect(pages.map((p) => p.length)).toEqual([10, 10]);
     expect(h.client.requestCount).toBe(3);
+  });
+
+  it('bare array with a total (X-Total-Count): no probe for an empty page after the last full one', async () => {
+    const pages = bareArray(20, 10);
+    const s = track(await stub((req, res) => {
+      res.setHeader('x-total-count', '20');
+      pages(req, res);
+    }));
+    const h = track(harness(s.baseUrl));
+    const { pages: got } = await collect(h.client, '/apps', { all: true });
+    expect(got.map((p) => p.length)).toEqual([10, 10]);
+    expect(h.client.requestCount).toBe(2);
+  });
+
+  it('bare array with a Link rel="last": the walk ends on that page', async () => {
+    const pages = bareArray(20, 10);
+    const s = track(await stub((req, res) => {
+      res.setHeader('link', '</v1/apps?page=2>; rel="last"');
+      pages(req, res);
+    }));
+    const h = track(harness(s.baseUrl));
+    const { pages: got } = await collect(h.client, '/apps', { all: true });
+    expect(got.map((p) => p.length)).toEqual([10, 10]);
+    expect(h.client.requestCount).toBe(2);
+  });
+
+  it('an envelope whose totalItems is reached ends the walk even if it names a next page', () => {
+    const url = new URL('http://127.0.0.1:9/v1/apps?page=2');
+    expect(isLastPage({ 'hydra:member': [], 'hydra:totalItems': 20 }, {}, url, 20)).toBe(true);
+    expect(isLastPage({ member: [], totalItems: 21 }, {}, url, 20)).toBe(false);
+    expect(isLastPage({ 'hydra:member': [], 'hydra:view': { 'hydra:last': '/v1/apps?page=2' } }, {}, url, 3)).toBe(true);
+    expect(isLastPage([], { 'x-total-count': 'many' }, url, 3)).toBe(false);
   });
 
   it('a server that ignores ?page= is caught: the repeated page is dropped and the walk stops', async () => {

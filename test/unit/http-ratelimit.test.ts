@@ -92,32 +92,19 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
 }
 
 describe('RateLimiter', () => {
-  it('paces: a spent window in the saved state means waiting until its reset', async () => {
-    const { rl, state, sleeps, stderr } = limiter();
-    state.setRate('fp', { limit: 20, remaining: 0, resetAt: NOW + 12_000, seenAt: NOW - 1000 });
-    await rl.beforeSend();
+  it('paces: a wait for the shared budget says so once, then sleeps', async () => {
+    const { rl, sleeps, stderr } = limiter();
+    await rl.pace(12_000);
     expect(sleeps).toEqual([12_000]);
     expect(stderr.text).toBe('Rate limit window spent: waiting 12s before sending (--no-wait to fail instead).\n');
   });
 
-  it('does not pace when the reset is past or requests are left', async () => {
-    const { rl, state, sleeps } = limiter();
-    state.setRate('fp', { limit: 20, remaining: 0, resetAt: NOW - 1, seenAt: NOW - 60_000 });
-    await rl.beforeSend();
-    state.setRate('fp', { limit: 20, remaining: 3, resetAt: NOW + 30_000, seenAt: NOW });
-    await rl.beforeSend();
-    expect(sleeps).toEqual([]);
-  });
-
-  it('counts requests down locally between responses, then paces', async () => {
-    const { rl, state, sleeps } = limiter();
-    state.setRate('fp', { limit: 20, remaining: 2, resetAt: NOW + 30_000, seenAt: NOW });
-    await rl.beforeSend();
-    await rl.beforeSend();
-    expect(state.getRate('fp')?.remaining).toBe(0);
-    expect(sleeps).toEqual([]);
-    await rl.beforeSend();
-    expect(sleeps).toEqual([30_000]);
+  it('a transient-failure retry waits within --max-wait, even with --no-wait', async () => {
+    const { rl, sleeps } = limiter({ wait: false, maxWaitMs: 5_000 });
+    expect(rl.canWait(5_000)).toBe(true);
+    await rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    expect(sleeps).toEqual([1_000]);
+    expect(rl.canWait(4_001)).toBe(false);
   });
 
   it("a 429 that is not waited out quotes the server's words: a lockout and a rate limit look alike otherwise", async () => {

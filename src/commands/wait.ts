@@ -1,0 +1,127 @@
+// `hostctl <resource> wait <publicId…> --for FIELD=VALUE …`: polls every listed object in
+// one batched request per round until all of them meet every condition; exit 7 when the
+// deadline passes first. The interval is the larger of --interval and the share of the
+// token's budget a poll may take, so that waiting never crowds out other commands.
+
+import type { Context } from '../context.js';
+import { parseDuration } from '../context.js';
+import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
+import type { Resource } from '../resources.js';
+import { checkIds, fetchByIds } from './resource.js';
+import { fieldValue } from '../output/fields.js';
+import { stringifyJson } from '../output/json.js';
+
+export interface WaitOptions {
+  for?: string[];
+  deadline?: string;
+  interval?: string;
+}
+
+export interface Condition {
+  field: string;
+  negate: boolean;
+  value: string;
+}
+
+export const DEFAULT_DEADLINE_MS = 10 * 60_000;
+export const DEFAULT_INTERVAL_MS = 5_000;
+/** A poll may use at most this share of the token's budget, leaving the rest to other commands. */
+export const POLL_SHARE = 0.5;
+
+export function parseCondition(raw: string): Condition {
+  const m = /^([^=!\s][^=!]*?)\s*(!=|=)\s*(.*)$/s.exec(raw);
+  if (!m) throw new UsageError(`--for takes FIELD=VALUE or FIELD!=VALUE, not "${raw}".`, 'For example: --for status=running');
+  return { field: m[1]!.trim(), negate: m[2] === '!=', value: m[3]! };
+}
+
+/** A field's value as text to compare: strings as they are, the rest as JSON. */
+export function valueText(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  return stringifyJson(v);
+}
+
+export function meets(item: unknown, c: Condition): boolean {
+  const equal = valueText(fieldValue(item, c.field)) === c.value;
+  return c.negate ? !equal : equal;
+}
+
+export function describe(c: Condition): string {
+  return `${c.field}${c.negate ? '!=' : '='}${c.value}`;
+}
+
+export interface PollDeps {
+  fetch(): Promise<Map<string, unknown>>;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** The shortest interval the shared budget allows now. */
+  budgetInterval(): number;
+  onRound?(round: { matched: number; total: number; nextInMs: number }): void;
+}
+
+export interface PollResult {
+  found: Map<string, unknown>;
+  rounds: number;
+}
+
+/**
+ * Polls until every ID meets every condition. Throws NotFoundError when an ID is not
+ * there (waiting for it would be in vain), DeadlineError when the next round would start
+ * after the deadline.
+ */
+export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number }, deps: PollDeps): Promise<PollResult> {
+  const end = deps.now() + o.deadlineMs;
+  for (let rounds = 1; ; rounds++) {
+    const found = await deps.fetch();
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".');
+    const pending = ids.filter((id) => !conditions.every((c) => meets(found.get(id), c)));
+    if (pending.length === 0) return { found, rounds };
+    const next = Math.max(o.intervalMs, deps.budgetInterval());
+    if (deps.now() + next > end) {
+      const shown = pending.slice(0, 3).map((id) => `${id} (${conditions.map((c) => `${c.field}=${valueText(fieldValue(found.get(id), c.field)) ?? '(absent)'}`).join(', ')})`);
+      throw new DeadlineError(
+        `The deadline passed before ${pending.length} of ${ids.length} ${ids.length === 1 ? 'object' : 'objects'} met ${conditions.map(describe).join(' and ')}: ${shown.join('; ')}${pending.length > 3 ? '; …' : ''}.`,
+        'Raise --deadline to wait longer.',
+      );
+    }
+    deps.onRound?.({ matched: ids.length - pending.length, total: ids.length, nextInMs: next });
+    await deps.sleep(next);
+  }
+}
+
+export async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
+  checkIds(resource, rawIds);
+  const ids = [...new Set(rawIds)];
+  const conditions = (opts.for ?? []).map(parseCondition);
+  if (conditions.length === 0) throw new UsageError('wait needs at least one --for FIELD=VALUE.', `For example: hostctl ${resource.name} wait ${ids[0] ?? 'ID'} --for status=running`);
+  const deadlineMs = opts.deadline === undefined ? DEFAULT_DEADLINE_MS : parseDuration(opts.deadline, '--deadline');
+  const intervalMs = opts.interval === undefined ? DEFAULT_INTERVAL_MS : Math.max(1_000, parseDuration(opts.interval, '--interval'));
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+
+  const http = await ctx.http();
+  const [{ createPrinter }, { pollInterval }] = await Promise.all([import('../output/format.js'), import('../http/budget.js')]);
+  const spinner = await ctx.io.spinner(`Waiting for ${ids.length === 1 ? resource.singular : `${ids.length} ${resource.name}`} to meet ${conditions.map(describe).join(' and ')}…`);
+  let result: PollResult;
+  try {
+    result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
+      fetch: () => fetchByIds(http, resource, ids, true),
+      now: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),
+      onRound: ({ matched, total, nextInMs }) => {
+        const left = http.budgetLeft();
+        spinner.text(
+          `Waiting: ${matched} of ${total} met ${conditions.map(describe).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s${left === undefined ? '' : `, budget ${left} requests left`} (Ctrl-C to stop)`,
+        );
+      },
+    });
+  } finally {
+    spinner.stop();
+  }
+  ctx.state().rememberIds(ctx.profileName(), resource.name, ids);
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  for (const id of ids) printer.add([result.found.get(id)]);
+  await printer.end(ids.length === 1 ? 'single' : 'list');
+}

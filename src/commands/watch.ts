@@ -1,0 +1,85 @@
+// `--watch` on `get` and `list`: fetch again every interval (one batched request for get,
+// the same pages for list), and print again when something changed, until Ctrl-C. On a
+// terminal a table redraws in place; ndjson and tsv append only the objects that changed,
+// for a pipe to consume; json prints the whole set again. Never from the cache, and the
+// interval is at least what half the token's budget allows per request of a round.
+
+import { Writable } from 'node:stream';
+import type { Context } from '../context.js';
+import { parseDuration } from '../context.js';
+import { IO } from '../io.js';
+import type { Resource } from '../resources.js';
+import { publicIdOf } from './resource.js';
+import { stringifyJson } from '../output/json.js';
+
+export const DEFAULT_WATCH_INTERVAL_MS = 5_000;
+
+/** What changed since the last round: objects new or different, by public ID (else position). */
+export function changedSince(previous: ReadonlyMap<string, string>, items: readonly unknown[]): { changed: unknown[]; now: Map<string, string> } {
+  const now = new Map<string, string>();
+  const changed: unknown[] = [];
+  items.forEach((item, i) => {
+    const key = publicIdOf(item) ?? `#${i}`;
+    const text = stringifyJson(item);
+    now.set(key, text);
+    if (previous.get(key) !== text) changed.push(item);
+  });
+  return { changed, now };
+}
+
+export interface WatchOptions {
+  interval?: string;
+  shape: 'list' | 'single';
+  /** Requests one round sends (pages), for the budget's share. */
+  requestsPerRound?: () => number;
+}
+
+export async function watchRun(ctx: Context, resource: Resource, round: () => Promise<unknown[]>, opts: WatchOptions): Promise<never> {
+  const intervalMs = opts.interval === undefined ? DEFAULT_WATCH_INTERVAL_MS : Math.max(1_000, parseDuration(opts.interval, '--interval'));
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+  const http = await ctx.http();
+  const [{ createPrinter }, { pollInterval }, { POLL_SHARE }] = await Promise.all([import('../output/format.js'), import('../http/budget.js'), import('./wait.js')]);
+  const append = format === 'ndjson' || format === 'tsv';
+  const redraw = format === 'table' && ctx.io.stdoutIsTTY;
+  let shown = new Map<string, string>();
+  let drawnLines = 0;
+
+  const print = async (items: readonly unknown[], into: IO) => {
+    const printer = await createPrinter({ io: into, format, fields, columns: resource.columns });
+    printer.add(items);
+    await printer.end(opts.shape);
+  };
+
+  for (let first = true; ; first = false) {
+    const items = await round();
+    const { changed, now } = changedSince(shown, items);
+    const gone = [...shown.keys()].some((k) => !now.has(k));
+    shown = now;
+    if (first || changed.length > 0 || gone) {
+      if (append) {
+        await print(first ? items : changed, ctx.io);
+      } else if (redraw) {
+        let text = '';
+        const capture = Object.assign(
+          new Writable({
+            write(chunk: Buffer | string, _enc, cb) {
+              text += chunk.toString();
+              cb();
+            },
+          }),
+          { isTTY: true, columns: ctx.io.columns },
+        );
+        await print(items, new IO({ stdout: capture, stderr: ctx.io.stderr, env: ctx.env, color: ctx.io.color }));
+        // Up to the first line drawn last time, clear to the end, draw again.
+        ctx.io.out(`${drawnLines > 0 ? `\u001b[${drawnLines}F\u001b[J` : ''}${text}`);
+        drawnLines = text.split('\n').length - 1;
+      } else {
+        await print(items, ctx.io);
+      }
+    }
+    const perRound = Math.max(1, opts.requestsPerRound?.() ?? 1);
+    const wait = Math.max(intervalMs, pollInterval(http.budgetSnapshot(), POLL_SHARE) * perRound);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

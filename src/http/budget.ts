@@ -1,0 +1,245 @@
+// One request budget for every hostctl process on the machine. Before a request is sent,
+// the process reserves a slot in a per-token sliding window kept in the state dir (one
+// small file per token fingerprint, never the token) under a lock; each response's
+// X-RateLimit-* headers correct it: they teach the window's length and count requests
+// sent from elsewhere with the same token. Parallel commands then wait for a slot instead
+// of collecting 429s.
+//
+// The decisions are pure functions of the file's content and a clock (unit-tested on an
+// injected clock); BudgetFile adds the lock and the file.
+
+import { join, dirname } from 'node:path';
+import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
+import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
+
+/** What the last response said, and when its request was reserved. */
+export interface ServerView {
+  remaining: number;
+  resetAt?: number;
+  /** When the request this answers was reserved (epoch ms). */
+  sentAt: number;
+  /** When the answer arrived. */
+  at: number;
+}
+
+/**
+ * One request sent with this token from this machine: when its slot was reserved, and
+ * the latest time the server can have counted it (the reservation until the answer
+ * arrives, then the answer's arrival). A slot frees a window after the latter: on a busy
+ * machine a request may reach the server long after its reservation.
+ */
+export type Send = [reservedAt: number, countedBy: number];
+
+export interface BudgetData {
+  /** Ascending by reservation. */
+  sends: Send[];
+  limit?: number;
+  /** The window's length, learned from the responses; unknown until one is seen. */
+  windowMs?: number;
+  view?: ServerView;
+  /** After a 429: nothing is sent before this. */
+  blockedUntil?: number;
+}
+
+/**
+ * Slack added to every predicted free slot. A slot's freeing is predicted from the
+ * answer's arrival, which is never before the server counted the request, so this covers
+ * only clock granularity; each millisecond here costs one per window in a long loop.
+ */
+export const SLOT_MARGIN_MS = 10;
+/** Reservations older than this are dropped from the file whatever the window. */
+const KEEP_MS = MAX_HORIZON_MS;
+const MAX_SENDS = 2_000;
+
+export type Decision = { ok: true } | { ok: false; waitMs: number };
+
+/** Requests in the server's window that were not sent from this machine. */
+function foreign(d: BudgetData, now: number): number {
+  const v = d.view;
+  if (!v || d.limit === undefined || d.windowMs === undefined || now >= v.at + d.windowMs) return 0;
+  const used = d.limit - v.remaining;
+  const from = v.at - d.windowMs - SLOT_MARGIN_MS;
+  let ours = 0;
+  for (const [reservedAt, countedBy] of d.sends) if (reservedAt <= v.at && countedBy > from) ours++;
+  return Math.max(0, used - ours);
+}
+
+/** Whether a request may be sent now, or how long to wait before asking again. */
+export function decide(d: BudgetData, now: number): Decision {
+  if (d.blockedUntil !== undefined && d.blockedUntil > now) return { ok: false, waitMs: d.blockedUntil - now };
+  const { limit, windowMs, view } = d;
+  if (limit !== undefined && windowMs !== undefined) {
+    // The window's length is known: the local log is exact for this machine, and the
+    // last view adds what other machines spent.
+    const inWindow = d.sends
+      .map(([, countedBy]) => countedBy)
+      .filter((t) => t > now - windowMs - SLOT_MARGIN_MS)
+      .sort((a, b) => a - b);
+    const other = foreign(d, now);
+    const used = inWindow.length + other;
+    if (used < limit) return { ok: true };
+    const i = used - limit;
+    const free = i < inWindow.length ? inWindow[i]! + windowMs + SLOT_MARGIN_MS : (view?.at ?? now) + windowMs;
+    return { ok: false, waitMs: Math.max(1, free - now) };
+  }
+  if (view && view.resetAt !== undefined && view.resetAt > now) {
+    // Only the server's last word: its remaining, less what was sent since.
+    const since = d.sends.filter(([reservedAt]) => reservedAt > view.sentAt).length;
+    if (view.remaining - since > 0) return { ok: true };
+    return { ok: false, waitMs: view.resetAt - now };
+  }
+  return { ok: true };
+}
+
+function prune(sends: readonly Send[], now: number): Send[] {
+  const kept = sends.filter(([, t]) => t > now - KEEP_MS && t <= now + KEEP_MS);
+  return kept.slice(-MAX_SENDS);
+}
+
+/** Records a reservation at `now`. */
+export function reserve(d: BudgetData, now: number): BudgetData {
+  const sends = prune([...d.sends, [now, now] as Send], now).sort((a, b) => a[0] - b[0]);
+  let view = d.view;
+  // Without a known window, a reset that has passed frees at least one slot; the next
+  // answer tells how many. Until then the others wait.
+  if (d.windowMs === undefined && view?.resetAt !== undefined && view.resetAt <= now) {
+    view = { ...view, remaining: 0, resetAt: now + 1_000, sentAt: now };
+  }
+  return { ...d, sends, view };
+}
+
+/** Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count failures). */
+export function observe(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): BudgetData {
+  const h = parseRateHeaders(headers, now);
+  // Whatever the headers say, the server counted this request by now.
+  const out: BudgetData = { ...d, sends: d.sends.map((s): Send => (s[0] === sentAt ? [s[0], Math.max(s[1], now)] : s)) };
+  if (h.remaining === undefined && h.limit === undefined) return out;
+  if (h.limit !== undefined && h.limit > 0) out.limit = h.limit;
+  const limit = out.limit;
+  if (h.remaining !== undefined && limit !== undefined && h.resetAt !== undefined && h.remaining === limit - 1) {
+    // This request is alone in the server's window, so the window frees its slot at
+    // Reset: that is the window's length, counted from the answer (whole-second Resets
+    // round it up: safe), the same point from which a slot's freeing is predicted.
+    const learned = h.resetAt - now;
+    if (learned > 0 && learned <= MAX_HORIZON_MS) out.windowMs = out.windowMs === undefined ? learned : Math.min(out.windowMs, learned);
+  }
+  // An older answer arriving late does not overwrite a newer view.
+  if (h.remaining !== undefined && (d.view === undefined || sentAt >= d.view.sentAt)) {
+    out.view = { remaining: h.remaining, resetAt: h.resetAt, sentAt, at: now };
+  }
+  return out;
+}
+
+/**
+ * A 429: the budget was wrong. Nothing goes out before `retryMs`, and the window is taken
+ * a tenth longer (a lone request teaches it again); forgetting it instead would leave only
+ * the server's whole-second Reset to pace by, a slot at a time.
+ */
+export function on429(d: BudgetData, sentAt: number, retryMs: number, now: number): BudgetData {
+  // A refused request is not counted by the server.
+  const i = d.sends.findIndex(([reservedAt]) => reservedAt === sentAt);
+  const sends = i === -1 ? d.sends : [...d.sends.slice(0, i), ...d.sends.slice(i + 1)];
+  const windowMs = d.windowMs === undefined ? undefined : Math.min(MAX_HORIZON_MS, Math.round(d.windowMs * 1.1));
+  return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function isSend(v: unknown): v is Send {
+  return Array.isArray(v) && v.length === 2 && num(v[0]) !== undefined && num(v[1]) !== undefined && (v[1] as number) >= (v[0] as number);
+}
+
+/** The file's content, checked: a damaged file is an empty budget. */
+export function normalizeBudget(raw: unknown): BudgetData {
+  if (!isRecord(raw)) return { sends: [] };
+  const sends = Array.isArray(raw.sends) ? raw.sends.filter(isSend).sort((a, b) => a[0] - b[0]) : [];
+  const d: BudgetData = { sends, limit: num(raw.limit), windowMs: num(raw.windowMs), blockedUntil: num(raw.blockedUntil) };
+  const v = raw.view;
+  if (isRecord(v)) {
+    const remaining = num(v.remaining);
+    const sentAt = num(v.sentAt);
+    const at = num(v.at);
+    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: num(v.resetAt) };
+  }
+  if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
+  if (d.blockedUntil !== undefined && d.blockedUntil - Date.now() > MAX_HORIZON_MS) d.blockedUntil = undefined;
+  return d;
+}
+
+/** The budget is shared but optional: a lock not had within 2 s is gone without. */
+const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
+
+/** The budget file of one token, beside the state file. */
+export class BudgetFile {
+  readonly path: string;
+  constructor(
+    stateFile: string,
+    fingerprint: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.path = join(dirname(stateFile), 'budget', `${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}.json`);
+  }
+
+  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
+    try {
+      return updateJsonFileSync(this.path, BUDGET_LOCK, (raw) => {
+        const { data, result } = fn(normalizeBudget(raw), this.now());
+        return { content: data, result };
+      });
+    } catch {
+      // A read-only or full disk must not fail the command: it goes unbudgeted.
+      return fallback;
+    }
+  }
+
+  /** The budget as it is now, without the lock (for display and poll intervals). */
+  read(): BudgetData {
+    return normalizeBudget(readJsonFile(this.path));
+  }
+
+  /** Reserves a slot now and returns its time, or says how long to wait first. */
+  tryReserve(force = false): { sentAt: number } | { waitMs: number } {
+    return this.update<{ sentAt: number } | { waitMs: number }>(
+      (d, now) => {
+        const decision = force ? ({ ok: true } as const) : decide(d, now);
+        if (!decision.ok) return { result: { waitMs: decision.waitMs } };
+        return { data: reserve(d, now), result: { sentAt: now } };
+      },
+      { sentAt: this.now() },
+    );
+  }
+
+  observe(headers: Record<string, string>, sentAt: number): void {
+    this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
+  }
+
+  on429(sentAt: number, retryMs: number): void {
+    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
+  }
+}
+
+/** The platform's documented limit: about 20 requests a minute per token. */
+const PLATFORM_MS_PER_REQUEST = 60_000 / 20;
+
+/**
+ * The shortest interval between polls that takes at most `share` of the token's budget:
+ * from the learned window where there is one, else from the platform's documented limit.
+ */
+export function pollInterval(d: BudgetData | undefined, share: number): number {
+  const perRequest = d?.limit !== undefined && d.windowMs !== undefined && d.limit > 0 ? d.windowMs / d.limit : PLATFORM_MS_PER_REQUEST;
+  return Math.ceil(perRequest / share);
+}
+
+/** How many requests the budget has left now, as far as it knows (undefined: unknown). */
+export function budgetLeft(d: BudgetData, now: number): number | undefined {
+  if (d.limit === undefined || d.windowMs === undefined) return d.view?.remaining;
+  const windowMs = d.windowMs;
+  const used = d.sends.filter(([, t]) => t > now - windowMs).length;
+  return Math.max(0, d.limit - used);
+}

@@ -1,0 +1,192 @@
+// The opt-in response cache (--cache DURATION, HOSTCTL_CACHE, profile `cache`): a private
+// directory (0700, files 0600) per base URL and token fingerprint, never the token. Only
+// successful reads are kept, never errors. Two parts:
+// - a layer of the request path: a GET answered within DURATION is served from disk and
+//   sends nothing; an older one that carried validators (ETag, Last-Modified) is
+//   revalidated, and a 304 serves the stored body;
+// - the objects of cached lists, by public ID, so that `get` of IDs a list has shown
+//   sends no request (only the unseen ones are fetched).
+// A damaged or unreadable cache is a miss; a cache that cannot be written is skipped.
+
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../config/atomic.js';
+import type { Answer, Layer } from './layers.js';
+
+/** The response headers worth keeping: what the body means and how to revalidate it. */
+const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'x-total-count'];
+
+interface StoredAnswer {
+  url: string;
+  storedAt: number;
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+interface StoredObject {
+  storedAt: number;
+  /** The object as JSON text, kept losslessly. */
+  json: string;
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isStoredAnswer(v: unknown): v is StoredAnswer {
+  return isRecord(v) && typeof v.url === 'string' && typeof v.storedAt === 'number' && v.status === 200 && isRecord(v.headers) && typeof v.text === 'string';
+}
+
+export class ResponseCache {
+  private readonly dir: string;
+  /** Answers and objects served without a request, for -R. */
+  hits = 0;
+
+  constructor(
+    root: string,
+    baseUrl: URL,
+    fingerprint: string,
+    readonly maxAgeMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    // The scope names neither the URL nor the token: a digest of both.
+    this.dir = join(root, sha(`${baseUrl.href}\n${fingerprint}`).slice(0, 32));
+  }
+
+  private answerPath(url: URL): string {
+    return join(this.dir, 'answers', `${sha(url.href)}.json`);
+  }
+
+  private objectsPath(collection: string): string {
+    return join(this.dir, 'objects', `${sha(collection)}.json`);
+  }
+
+  private write(path: string, value: unknown): void {
+    try {
+      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+      writeFileAtomic(path, JSON.stringify(value), 0o600);
+    } catch {
+      // A full or read-only disk: the answer is simply not kept.
+    }
+  }
+
+  private fresh(storedAt: number): boolean {
+    const age = this.now() - storedAt;
+    return age >= 0 && age <= this.maxAgeMs;
+  }
+
+  /**
+   * The layer: serves fresh answers, revalidates stale ones with validators, keeps 200s.
+   * `refresh`: always ask the server (still with validators), and keep its answer.
+   */
+  layer(refresh = false): Layer {
+    return (next) => async (x) => {
+      if (x.method !== 'GET') return next(x);
+      const path = this.answerPath(x.url);
+      const raw = readJson(path);
+      const stored = isStoredAnswer(raw) && raw.url === x.url.href ? raw : undefined;
+      if (stored && !refresh && this.fresh(stored.storedAt)) {
+        this.hits++;
+        return { status: 200, headers: { ...stored.headers }, text: stored.text };
+      }
+      const headers = { ...x.headers };
+      if (stored?.headers.etag) headers['if-none-match'] = stored.headers.etag;
+      if (stored?.headers['last-modified']) headers['if-modified-since'] = stored.headers['last-modified'];
+      const answer = await next({ ...x, headers });
+      if (answer.status === 304 && stored) {
+        this.write(path, { ...stored, storedAt: this.now() });
+        // The 304's own headers (rate limit, a new ETag) win over the stored ones.
+        return { status: 200, headers: { ...stored.headers, ...answer.headers }, text: stored.text };
+      }
+      if (answer.status === 200) this.store(path, x.url, answer);
+      return answer;
+    };
+  }
+
+  private store(path: string, url: URL, answer: Answer): void {
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const v = answer.headers[name];
+      if (v !== undefined) headers[name] = v;
+    }
+    this.write(path, { url: url.href, storedAt: this.now(), status: 200, headers, text: answer.text } satisfies StoredAnswer);
+  }
+
+  /** The objects of `collection` seen within the max age, as JSON text by public ID. */
+  objects(collection: string, ids: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>();
+    const raw = readJson(this.objectsPath(collection));
+    if (!isRecord(raw)) return out;
+    for (const id of ids) {
+      const o = raw[id];
+      if (isRecord(o) && typeof o.storedAt === 'number' && typeof o.json === 'string' && this.fresh(o.storedAt)) out.set(id, o.json);
+    }
+    if (out.size > 0) this.hits++;
+    return out;
+  }
+
+  /** Keeps objects (JSON text by public ID) of `collection`, dropping those past the max age. */
+  putObjects(collection: string, objects: ReadonlyMap<string, string>): void {
+    if (objects.size === 0) return;
+    const path = this.objectsPath(collection);
+    const raw = readJson(path);
+    const kept: Record<string, StoredObject> = {};
+    if (isRecord(raw)) {
+      for (const [id, o] of Object.entries(raw)) {
+        if (isRecord(o) && typeof o.storedAt === 'number' && typeof o.json === 'string' && this.fresh(o.storedAt)) kept[id] = { storedAt: o.storedAt, json: o.json };
+      }
+    }
+    const storedAt = this.now();
+    for (const [id, json] of objects) kept[id] = { storedAt, json };
+    this.write(path, kept);
+  }
+}
+
+export interface CacheInfo {
+  entries: number;
+  bytes: number;
+  /** Epoch ms of the oldest file, undefined when empty. */
+  oldest?: number;
+}
+
+/** Every cached file under `root`, whatever its scope. */
+export function cacheInfo(root: string): CacheInfo {
+  const info: CacheInfo = { entries: 0, bytes: 0 };
+  let files: string[];
+  try {
+    files = readdirSync(root, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return info;
+  }
+  for (const f of files) {
+    if (!f.endsWith('.json')) continue;
+    try {
+      const st = statSync(join(root, f));
+      if (!st.isFile()) continue;
+      info.entries++;
+      info.bytes += st.size;
+      if (info.oldest === undefined || st.mtimeMs < info.oldest) info.oldest = st.mtimeMs;
+    } catch {
+      // Removed meanwhile by another process.
+    }
+  }
+  return info;
+}
+
+export function clearCache(root: string): CacheInfo {
+  const before = cacheInfo(root);
+  rmSync(root, { recursive: true, force: true });
+  return before;
+}

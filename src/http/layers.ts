@@ -1,0 +1,30 @@
+// The request path as a short pipeline of layers, in the spirit of undici's interceptors:
+// each layer owns one concern, wraps the next one, and can be tested alone against a
+// stub `next`. HttpClient composes them around the one exchange on the wire.
+
+export interface Exchange {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+}
+
+export interface Answer {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  text: string;
+}
+
+export type Send = (x: Exchange) => Promise<Answer>;
+export type Layer = (next: Send) => Send;
+
+/** `layers[0]` is outermost: it sees the exchange first and the answer last. */
+export function compose(layers: readonly Layer[], send: Send): Send {
+  return layers.reduceRight<Send>((next, layer) => layer(next), send);
+}
+
+/** The methods that may be sent twice without changing anything on the server. */
+export function isIdempotentRead(method: string): boolean {
+  return method === 'GET' || method === 'HEAD';
+}

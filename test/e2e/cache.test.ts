@@ -1,0 +1,162 @@
+// --cache (issue 13): answers and the objects of lists served from a private on-disk
+// cache, revalidated with the sandbox's ETags, never errors, never the token; and
+// `hostctl cache info|clear`. Judged by the requests the servers counted.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { startAlt, type PlatformServer } from '../support/servers.js';
+import { NO_PROXY_ENV, startHostile } from '../support/hostile-server.js';
+
+let sandbox: Sandbox;
+let config: { path: string; cleanup(): void };
+let apps: { publicId: string }[];
+
+beforeAll(async () => {
+  // A large limit: this file is about the cache, and its requests outnumber one window.
+  sandbox = await startSandbox(['--rate-limit', '1000']);
+  apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
+});
+afterAll(async () => {
+  await sandbox?.stop();
+});
+beforeEach(async () => {
+  config?.cleanup();
+  config = tmpDir('hostctl-cache-');
+  await sandboxAdmin(sandbox).clearRequests();
+});
+
+function hostctl(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, ...env } });
+}
+const requests = () => sandboxAdmin(sandbox).requests();
+
+describe('--cache', () => {
+  it('without it nothing is served from the cache', async () => {
+    await hostctl(['apps', 'list', '--json']);
+    await hostctl(['apps', 'list', '--json']);
+    expect(await requests()).toHaveLength(2);
+  });
+
+  it('a second identical read within the duration sends nothing and prints the same', async () => {
+    const a = await hostctl(['apps', 'list', '--json', '--cache', '10m']);
+    const b = await hostctl(['apps', 'list', '--json', '--cache', '10m', '-R']);
+    expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(b.stderr).toMatch(/this command: 0 requests, 1 answered from the cache/);
+    expect(await requests()).toHaveLength(1);
+  });
+
+  it('after apps list --all, get of seen IDs sends nothing; unseen IDs go in one batched request', async () => {
+    const all = await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
+    expect(all.code).toBe(0);
+    const listed = (await requests()).length;
+    const ids = apps.slice(0, 3).map((a) => a.publicId);
+    const got = await hostctl(['apps', 'get', ...ids, '--json', '--cache', '10m']);
+    expect(got.code, got.stderr).toBe(0);
+    expect((JSON.parse(got.stdout) as { publicId: string }[]).map((o) => o.publicId)).toEqual(ids);
+    expect(await requests()).toHaveLength(listed);
+
+    // A new app the list never showed: one request, for it alone.
+    await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ publicId: 'ap-cachenew001', name: 'new' }]) });
+    const mixed = await hostctl(['apps', 'get', ids[0]!, 'ap-cachenew001', '--json', '--cache', '10m']);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    const seen = await requests();
+    expect(seen).toHaveLength(listed + 1);
+    expect(seen.at(-1)?.query).toBe('publicId[]=ap-cachenew001');
+  });
+
+  it('HOSTCTL_CACHE and the profile setting turn it on too; the flag wins', async () => {
+    await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' });
+    await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' });
+    expect(await requests()).toHaveLength(1);
+    expect((await hostctl(['config', 'set', 'profiles.default.cache', '10m'])).code).toBe(0);
+    await hostctl(['apps', 'list', '--json']);
+    expect(await requests()).toHaveLength(1);
+    expect((await hostctl(['config', 'set', 'profiles.default.cache', 'soon'])).code).toBe(2);
+  });
+
+  it('a stale entry is revalidated with If-None-Match, and the 304 serves the stored body', async () => {
+    const a = await hostctl(['apps', 'list', '--json', '--cache', '10m']);
+    // --cache 0.001 (1 ms): the entry is stale at once.
+    const b = await hostctl(['apps', 'list', '--json', '--cache', '0.001']);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    const seen = await requests();
+    expect(seen.map((r) => r.status)).toEqual([200, 304]);
+  });
+
+  it('the files are private (0700 / 0600) and never hold the token', async () => {
+    await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
+    const dir = join(config.path, 'cache');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
+    expect(filesContaining(config.path, sandbox.token)).toEqual([]);
+    expect(readFileSync(join(dir, files[0]!), 'utf8')).not.toContain(sandbox.token);
+  });
+
+  it('errors are never cached', async () => {
+    const server = await startHostile((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end('{"title":"boom"}');
+    });
+    try {
+      const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000001', HOSTCTL_CONFIG_DIR: config.path };
+      for (let i = 0; i < 2; i++) expect((await runCli(['apps', 'list', '--cache', '10m'], { env })).code).toBe(1);
+      expect(server.seen).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('wait never answers from the cache', async () => {
+    await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
+    const before = (await requests()).length;
+    const r = await hostctl(['apps', 'wait', apps[0]!.publicId, '--for', `publicId=${apps[0]!.publicId}`, '--cache', '10m']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await requests()).toHaveLength(before + 1);
+  });
+});
+
+describe('hostctl cache info|clear', () => {
+  it('info shows entries, size and the oldest; clear removes them; neither sends a request', async () => {
+    const empty = JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout) as { entries: number; bytes: number; oldest: string | null };
+    expect(empty).toMatchObject({ entries: 0, bytes: 0, oldest: null });
+    await hostctl(['apps', 'list', '--json', '--cache', '10m']);
+    const full = JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout) as { entries: number; bytes: number; oldest: string | null };
+    expect(full.entries).toBeGreaterThan(0);
+    expect(full.bytes).toBeGreaterThan(0);
+    expect(Date.parse(String(full.oldest))).toBeGreaterThan(0);
+    const text = await hostctl(['cache', 'info']);
+    expect(text.stdout).toMatch(/^Entries: \d+$/m);
+    const cleared = await hostctl(['cache', 'clear']);
+    expect(cleared.code).toBe(0);
+    expect(cleared.stderr).toMatch(/Removed \d+ cached entr/);
+    expect(JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout)).toMatchObject({ entries: 0 });
+    expect(await requests()).toHaveLength(1);
+  });
+});
+
+describe('--cache against the alt server (no validators promised)', () => {
+  let alt: PlatformServer;
+  beforeAll(async () => {
+    alt = await startAlt();
+  });
+  afterAll(async () => {
+    await alt?.stop();
+  });
+
+  it('list then get of seen IDs: one request in all', async () => {
+    const env = { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token, HOSTCTL_CONFIG_DIR: config.path };
+    await alt.clearRequests();
+    const list = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const ids = (JSON.parse(list.stdout) as { publicId: string }[]).slice(0, 2).map((o) => o.publicId);
+    const got = await runCli(['apps', 'get', ...ids, '--json', '--cache', '10m'], { env });
+    expect(got.code, got.stderr).toBe(0);
+    expect(await alt.requests()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,112 @@
+// `hostctl <resource> wait` (issue 13) against the sandbox, whose objects change state
+// while hostctl waits (planted through its admin endpoint), and the alt server. Counts of
+// requests, never timings, are asserted.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { startAlt, type PlatformServer } from '../support/servers.js';
+
+let sandbox: Sandbox;
+let config: { path: string; cleanup(): void };
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  config = tmpDir('hostctl-wait-');
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  config?.cleanup();
+});
+
+async function plant(objects: Record<string, unknown>[]): Promise<void> {
+  const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
+  expect(res.ok).toBe(true);
+}
+
+function hostctl(args: string[], timeoutMs = 60_000) {
+  return runCli(args, { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path }, timeoutMs });
+}
+
+describe('wait', () => {
+  it('returns 0 once every object meets the condition, polling all of them in one request per round', { timeout: 60_000 }, async () => {
+    await plant([
+      { publicId: 'ap-waitone0001', name: 'one', status: 'deploying' },
+      { publicId: 'ap-waittwo0001', name: 'two', status: 'running' },
+    ]);
+    await sandboxAdmin(sandbox).clearRequests();
+    const waiting = hostctl(['apps', 'wait', 'ap-waitone0001', 'ap-waittwo0001', '--for', 'status=running', '--interval', '1s', '--json']);
+    // Change the state only after hostctl has polled at least once.
+    for (let i = 0; i < 100 && (await sandboxAdmin(sandbox).requests()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await plant([{ publicId: 'ap-waitone0001', name: 'one', status: 'running' }]);
+    const r = await waiting;
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { publicId: string; status: string }[];
+    expect(out.map((o) => [o.publicId, o.status])).toEqual([
+      ['ap-waitone0001', 'running'],
+      ['ap-waittwo0001', 'running'],
+    ]);
+    const seen = await sandboxAdmin(sandbox).requests();
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const req of seen) {
+      expect(req.path).toBe('/v1/apps');
+      expect(req.query).toContain('publicId[]=ap-waitone0001');
+      expect(req.query).toContain('publicId[]=ap-waittwo0001');
+    }
+  });
+
+  it('exit 7 when the deadline passes first, naming what was not met', { timeout: 60_000 }, async () => {
+    await plant([{ publicId: 'ap-waitslow001', name: 'slow', status: 'deploying' }]);
+    const r = await hostctl(['apps', 'wait', 'ap-waitslow001', '--for', 'status=running', '--interval', '1s', '--deadline', '2s']);
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^hostctl: The deadline passed before 1 of 1 object met status=running: ap-waitslow001 \(status=deploying\)\./);
+  });
+
+  it('!= and dotted fields; several --for must all hold', { timeout: 60_000 }, async () => {
+    await plant([{ publicId: 'ap-waitnest001', name: 'nest', status: 'running', build: { phase: 'done' } }]);
+    const r = await hostctl(['apps', 'wait', 'ap-waitnest001', '--for', 'status!=deploying', '--for', 'build.phase=done', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('usage errors before any request: no --for, a bad condition, a bad duration', async () => {
+    await sandboxAdmin(sandbox).clearRequests();
+    for (const args of [
+      ['apps', 'wait', 'ap-waitnest001'],
+      ['apps', 'wait', 'ap-waitnest001', '--for', 'running'],
+      ['apps', 'wait', 'ap-waitnest001', '--for', 'status=running', '--deadline', 'soon'],
+      ['apps', 'wait', 'nope', '--for', 'status=running'],
+    ]) {
+      const r = await hostctl(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^hostctl: /);
+    }
+    expect(await sandboxAdmin(sandbox).requests()).toEqual([]);
+  });
+
+  it('an ID that does not exist: exit 3 after one request', async () => {
+    const r = await hostctl(['apps', 'wait', 'ap-waitnone001', '--for', 'status=running']);
+    expect(r.code).toBe(3);
+  });
+});
+
+describe('wait against the alt server', () => {
+  let alt: PlatformServer;
+  beforeAll(async () => {
+    alt = await startAlt();
+  });
+  afterAll(async () => {
+    await alt?.stop();
+  });
+
+  it('a condition already met: exit 0 after one request', async () => {
+    const apps = await alt.all('apps');
+    const first = apps[0]!;
+    const field = Object.keys(first).find((k) => typeof first[k] === 'string' && k !== 'publicId')!;
+    await alt.clearRequests();
+    const r = await runCli(['apps', 'wait', String(first.publicId), '--for', `${field}=${String(first[field])}`, '--json'], {
+      env: { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token, HOSTCTL_CONFIG_DIR: config.path },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await alt.requests()).toHaveLength(1);
+  });
+});

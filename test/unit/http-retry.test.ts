@@ -1,0 +1,83 @@
+// The transient-retry layer alone, against a stub `next` and an injected random and wait.
+
+import { describe, expect, it } from 'vitest';
+import { NetworkError } from '../../src/errors.js';
+import { compose, type Answer, type Exchange } from '../../src/http/layers.js';
+import { BASE_BACKOFF_MS, backoffMs, transientRetry } from '../../src/http/retry.js';
+
+const get: Exchange = { method: 'GET', url: new URL('http://127.0.0.1/v1/apps'), headers: {}, body: undefined };
+
+function run(answers: (Answer | Error)[], x: Exchange = get, retries = 2, maxWaitMs = 60_000) {
+  const waits: number[] = [];
+  let calls = 0;
+  let waited = 0;
+  const send = compose(
+    [
+      transientRetry({
+        retries,
+        random: () => 0.5,
+        now: () => 0,
+        canWait: (ms) => ms <= maxWaitMs - waited,
+        wait: async (ms) => {
+          waits.push(ms);
+          waited += ms;
+        },
+      }),
+    ],
+    async () => {
+      const a = answers[Math.min(calls++, answers.length - 1)]!;
+      if (a instanceof Error) throw a;
+      return a;
+    },
+  );
+  return { result: send(x), waits, calls: () => calls };
+}
+
+const status = (s: number, headers: Record<string, string> = {}): Answer => ({ status: s, headers, text: '' });
+
+describe('transientRetry', () => {
+  it('backs off exponentially with jitter between half and all of the step', () => {
+    expect(backoffMs(0, () => 0)).toBe(BASE_BACKOFF_MS / 2);
+    expect(backoffMs(0, () => 1)).toBe(BASE_BACKOFF_MS);
+    expect(backoffMs(2, () => 0.5)).toBe(Math.round(BASE_BACKOFF_MS * 4 * 0.75));
+    expect(backoffMs(50, () => 1)).toBe(30_000);
+  });
+
+  it('resends a 503 with backoff, then returns the success', async () => {
+    const r = run([status(503), status(503), status(200)]);
+    expect((await r.result).status).toBe(200);
+    expect(r.calls()).toBe(3);
+    expect(r.waits).toEqual([backoffMs(0, () => 0.5), backoffMs(1, () => 0.5)]);
+  });
+
+  it("honours Retry-After instead of its own backoff", async () => {
+    const r = run([status(503, { 'retry-after': '7' }), status(200)]);
+    await r.result;
+    expect(r.waits).toEqual([7_000]);
+  });
+
+  it('stops when the wait would pass --max-wait, returning the failure', async () => {
+    const r = run([status(503, { 'retry-after': '90' }), status(200)], get, 2, 60_000);
+    expect((await r.result).status).toBe(503);
+    expect(r.calls()).toBe(1);
+  });
+
+  it('a dropped connection is resent; a broken-off response or a timeout is not', async () => {
+    const dropped = run([new NetworkError('closed', undefined, { dropped: true }), status(200)]);
+    expect((await dropped.result).status).toBe(200);
+    const midway = run([new NetworkError('broke off'), status(200)]);
+    await expect(midway.result).rejects.toThrow('broke off');
+    expect(midway.calls()).toBe(1);
+  });
+
+  it('never resends a POST, nor a 4xx', async () => {
+    const post = run([status(503), status(200)], { ...get, method: 'POST' });
+    expect((await post.result).status).toBe(503);
+    expect(post.calls()).toBe(1);
+    for (const s of [401, 403, 404, 429]) {
+      const r = run([status(s), status(200)]);
+      expect((await r.result).status).toBe(s);
+      expect(r.calls()).toBe(1);
+    }
+  });
+});
