@@ -86,8 +86,9 @@ describe('--watch into a pipe (ndjson)', () => {
       if (o.publicId === 'ap-watchnew0001') stop();
       if (total === 0) {
         total = -1;
-        // After the first round has begun printing, add an object.
-        setTimeout(() => void plant([{ publicId: 'ap-watchnew0001', name: 'new' }]), 200);
+        // Once the first round has begun printing, add an object: a later round (or the
+        // rest of this one) must bring it, and nothing already printed again.
+        void plant([{ publicId: 'ap-watchnew0001', name: 'new' }]);
       }
     });
     expect(r.interrupted, r.stderr).toBe(true);
