@@ -5,18 +5,23 @@
 import { Command, CommanderError, Option } from 'commander';
 import { Context, VERSION, type GlobalOptions } from './context.js';
 import { HostctlError, ExitCode, UsageError } from './errors.js';
-import { flushSinks, guarded } from './io.js';
+import { flushSinks, guarded, releaseSinks } from './io.js';
+import { processRuntime, type Runtime } from './runtime.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { RESOURCES, type Resource } from './resources.js';
 import { OUTPUT_FORMATS } from './config/config.js';
 
 type Action = (ctx: Context, cmd: Command) => Promise<void>;
 
+/** The runtime of the program being built; read by action() as each command is declared. */
+let runtime: Runtime = processRuntime();
+
 /** Wraps a command's work: builds the context, runs, then saves state and prints -R. */
 function action(run: Action) {
+  const rt = runtime;
   return async (...args: unknown[]) => {
     const cmd = args[args.length - 1] as Command;
-    const ctx = new Context(cmd.optsWithGlobals<GlobalOptions>());
+    const ctx = new Context(cmd.optsWithGlobals<GlobalOptions>(), rt);
     try {
       await run(ctx, cmd);
     } finally {
@@ -92,9 +97,20 @@ function addResourceCommands(program: HostctlCommand, r: Resource): void {
     );
 }
 
-export function buildProgram(): HostctlCommand {
+export function buildProgram(rt: Runtime = processRuntime()): HostctlCommand {
+  runtime = rt;
+  const out = guarded(rt.stdout);
+  const err = guarded(rt.stderr);
   const program = new HostctlCommand('hostctl');
   program
+    .configureOutput({
+      writeOut: (s) => out.write(s),
+      writeErr: (s) => err.write(s),
+      getOutHelpWidth: () => rt.stdout.columns ?? 80,
+      getErrHelpWidth: () => rt.stderr.columns ?? 80,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
     .description("Command-line client for the platform's public API (v1, beta).")
     .version(VERSION, '--version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -355,7 +371,7 @@ export function buildProgram(): HostctlCommand {
       const { helpFor } = await import('./help/run.js');
       const answer = helpFor(program, words);
       if ('text' in answer) {
-        guarded(process.stdout).write(answer.text);
+        out.write(answer.text);
         return;
       }
       const meant = answer.suggestions.map((s) => `"hostctl help ${s}"`).join(' or ');
@@ -372,34 +388,40 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Runs hostctl with these arguments; resolves to the exit code. Never throws. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs hostctl with these arguments; resolves to the exit code. Never throws. The
+ * process's own runtime by default; the in-process tests pass theirs.
+ */
+export async function main(argv: string[], rt: Runtime = processRuntime()): Promise<number> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
-  // A reader that goes away (\`hostctl apps list | head -1\`) is not an error: stop quietly
-  // and successfully, as git and gh do, rather than with an EPIPE stack trace.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(ExitCode.Ok);
-    throw err;
-  });
+  if (rt.stdout === process.stdout) {
+    // A reader that goes away (`hostctl apps list | head -1`) is not an error: stop quietly
+    // and successfully, as git and gh do, rather than with an EPIPE stack trace.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(ExitCode.Ok);
+      throw err;
+    });
+  }
   try {
     // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
     if (argv[0] === 'sandbox') {
       const { sandboxMain } = await import('./sandbox/main.js');
       return await sandboxMain(argv.slice(1));
     }
-    const program = buildProgram();
+    const program = buildProgram(rt);
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (err) {
-    return reportError(err, verbose);
+    return reportError(err, verbose, rt.stderr);
   } finally {
-    flushSinks();
+    if (rt.stdout === process.stdout && rt.stderr === process.stderr) flushSinks();
+    else releaseSinks(rt.stdout, rt.stderr);
   }
 }
 
-export function reportError(err: unknown, verbose: boolean): number {
+export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr): number {
   // Through the one sink, like every other byte: an error built anywhere is cleaned here.
-  const stderr = guarded(process.stderr);
+  const stderr = guarded(to);
   if (err instanceof CommanderError) {
     // commander has printed its own message (or the help / version) already.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {

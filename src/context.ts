@@ -2,6 +2,7 @@
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
 import { addSecret, IO } from './io.js';
+import { processRuntime, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
 import { oneLine } from './output/sanitize.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
@@ -120,15 +121,17 @@ export class Context {
   readonly io: IO;
   readonly opts: GlobalOptions;
   readonly env: NodeJS.ProcessEnv;
+  readonly clock: Clock;
   private cachedConfig?: ConfigData;
   private cachedState?: StateStore;
   private cachedToken?: Promise<Token>;
   private cachedHttp?: Promise<HttpClient>;
 
-  constructor(opts: GlobalOptions, env: NodeJS.ProcessEnv = process.env, io?: IO) {
+  constructor(opts: GlobalOptions, rt: Runtime = processRuntime()) {
     this.opts = opts;
-    this.env = env;
-    this.io = io ?? new IO({ env, quiet: opts.quiet, color: opts.color });
+    this.env = rt.env;
+    this.clock = rt.clock;
+    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color });
   }
 
   config(): ConfigData {
@@ -304,6 +307,8 @@ export class Context {
         verbose: this.opts.verbose === true,
         state: this.state(),
         io: this.io,
+        env: this.env,
+        clock: this.clock,
       });
     })());
   }
@@ -322,7 +327,7 @@ export class Context {
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
       const http = await this.cachedHttp?.catch(() => undefined);
-      this.io.stderr.write(`${formatRateLine(rate, Date.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
+      this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     }
     this.cachedState?.save();
   }

@@ -10,8 +10,9 @@
 
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
+import type { InStream, OutStream } from './runtime.js';
 
-type Stream = Writable & { isTTY?: boolean; columns?: number };
+type Stream = OutStream;
 
 /** Shorter values are too likely to occur by chance to be replaced in all text. */
 const MIN_SECRET_LENGTH = 6;
@@ -127,12 +128,22 @@ export function flushSinks(): void {
   for (const g of guards.values()) g.flush();
 }
 
+/** Flushes and forgets the guards of these streams: a run in a test process is over. */
+export function releaseSinks(...targets: Writable[]): void {
+  for (const t of targets) {
+    guards.get(t)?.flush();
+    guards.delete(t);
+  }
+}
+
 export interface Spinner {
   text(text: string): void;
   stop(): void;
 }
 
 export interface IOOptions {
+  /** Called when a command first reads its input. */
+  stdin?: () => InStream;
   stdout?: Stream;
   stderr?: Stream;
   env?: NodeJS.ProcessEnv;
@@ -153,10 +164,12 @@ export class IO {
   /** Colour on stderr (errors, warnings). */
   readonly colorErr: boolean;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly stdinSource?: () => InStream;
   private ora?: { text: string; stop(): unknown };
   private readonly spinnerStack: { text: string }[] = [];
 
   constructor(opts: IOOptions = {}) {
+    this.stdinSource = opts.stdin;
     this.rawStdout = opts.stdout ?? process.stdout;
     this.stdout = guarded(this.rawStdout);
     this.stderr = guarded(opts.stderr ?? process.stderr);
@@ -168,6 +181,15 @@ export class IO {
     const wanted = this.quiet ? false : colorWanted(this.env, opts.color);
     this.color = wanted ?? this.stdoutIsTTY;
     this.colorErr = wanted ?? this.stderrIsTTY;
+  }
+
+  /** Standard input; process.stdin is made only when a command reads it (it costs start-up). */
+  get stdin(): InStream {
+    return this.stdinSource?.() ?? process.stdin;
+  }
+
+  get stdinIsTTY(): boolean {
+    return this.stdin.isTTY === true;
   }
 
   /** Terminal width for tables; 80 when unknown. */

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { ApiError, UsageError } from '../errors.js';
 import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
+import type { InStream } from '../runtime.js';
 import type { OutputFormat } from '../config/config.js';
 import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
@@ -149,17 +150,23 @@ function parseHeaders(raw: readonly string[]): Record<string, string> {
   return headers;
 }
 
-let stdinRead: Promise<Buffer> | undefined;
-function readStdin(): Promise<Buffer> {
-  return (stdinRead ??= (async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    return Buffer.concat(chunks);
-  })());
+/** stdin is read once per run, however many of -F @- and --input - ask for it. */
+const stdinReads = new WeakMap<object, Promise<Buffer>>();
+function readStdin(stdin: InStream): Promise<Buffer> {
+  let read = stdinReads.get(stdin);
+  if (!read) {
+    read = (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      return Buffer.concat(chunks);
+    })();
+    stdinReads.set(stdin, read);
+  }
+  return read;
 }
 
-async function readSource(source: string, what: string): Promise<Buffer> {
-  if (source === '-') return readStdin();
+async function readSource(ctx: Context, source: string, what: string): Promise<Buffer> {
+  if (source === '-') return readStdin(ctx.io.stdin);
   if (source === '') throw new UsageError(`${what} names no file.`, 'Give a file name, or - for stdin.');
   try {
     return await readFile(source);
@@ -269,7 +276,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
 
   const readValue = async (a: FieldArg): Promise<FieldValue> => {
     if (a.text === undefined) return EMPTY_ARRAY;
-    if (a.flag === '-F' && a.text.startsWith('@')) return (await readSource(a.text.slice(1), `-F ${a.key}`)).toString('utf8');
+    if (a.flag === '-F' && a.text.startsWith('@')) return (await readSource(ctx, a.text.slice(1), `-F ${a.key}`)).toString('utf8');
     return a.flag === '-F' ? typedValue(a.text) : a.text;
   };
   if (named) path = await named.path(async (a) => String(await readValue(a)));
@@ -285,7 +292,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
       query.push([a.key, v === null ? '' : String(v)]);
     });
     req.query = query;
-    if (o.input !== undefined) req.body = await readSource(o.input, '--input');
+    if (o.input !== undefined) req.body = await readSource(ctx, o.input, '--input');
   } else if (args.length > 0) {
     const body: Record<string, unknown> = {};
     args.forEach((a, i) => {

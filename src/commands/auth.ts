@@ -29,18 +29,18 @@ function checkTokenShape(token: string, from: string): string {
   return token;
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(ctx: Context): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads a line from the terminal with echo off (raw mode), for the token prompt. */
 function promptHidden(io: IO, question: string): Promise<string> {
-  const stdin = process.stdin;
+  const stdin = io.stdin;
   // Echo goes off before the prompt appears: whatever is typed (or pasted) after seeing
   // the prompt must never reach the screen.
-  stdin.setRawMode(true);
+  stdin.setRawMode?.(true);
   stdin.setEncoding('utf8');
   stdin.resume();
   io.stderr.write(question);
@@ -48,7 +48,7 @@ function promptHidden(io: IO, question: string): Promise<string> {
     let value = '';
     const finish = (err?: Error) => {
       stdin.off('data', onData);
-      stdin.setRawMode(false);
+      stdin.setRawMode?.(false);
       stdin.pause();
       io.stderr.write('\n');
       if (err) reject(err);
@@ -70,8 +70,8 @@ function promptHidden(io: IO, question: string): Promise<string> {
 }
 
 async function readToken(ctx: Context, o: LoginOptions): Promise<string> {
-  if (o.withToken) return checkTokenShape((await readStdin()).trim(), 'stdin');
-  if (!process.stdin.isTTY || !ctx.io.stderrIsTTY) {
+  if (o.withToken) return checkTokenShape((await readStdin(ctx)).trim(), 'stdin');
+  if (!ctx.io.stdinIsTTY || !ctx.io.stderrIsTTY) {
     throw new UsageError(
       'No terminal to prompt for the token on.',
       'Pipe it in with --with-token, e.g. "hostctl auth login --with-token < token.txt", or set HOSTCTL_TOKEN for each run.',

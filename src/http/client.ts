@@ -12,6 +12,7 @@ import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../context.js';
+import { systemClock, type Clock } from '../runtime.js';
 import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
 import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
 import { compose, type Answer, type Exchange, type Layer } from './layers.js';
@@ -35,6 +36,10 @@ export interface HttpClientOptions {
   verbose: boolean;
   state: StateStore;
   io: IO;
+  /** For the proxy variables; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** For pacing, budget and retries; default the system clock. */
+  clock?: Clock;
 }
 
 export interface ApiRequest {
@@ -172,9 +177,11 @@ export class HttpClient {
   private readonly rate: RateLimiter;
   private readonly budget: BudgetFile;
   private readonly secret: string;
+  private readonly clock: Clock;
 
   constructor(readonly options: HttpClientOptions) {
     this.secret = options.token.value;
+    this.clock = options.clock ?? systemClock;
     addSecret(this.secret);
     this.rate = new RateLimiter({
       state: options.state,
@@ -182,8 +189,10 @@ export class HttpClient {
       io: options.io,
       wait: options.wait,
       maxWaitMs: options.maxWaitMs,
+      now: this.clock.now,
+      sleep: this.clock.sleep,
     });
-    this.budget = new BudgetFile(options.state.path, options.token.fingerprint);
+    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now);
   }
 
   /** The token's shared budget as it is now (src/http/budget.ts). */
@@ -193,7 +202,7 @@ export class HttpClient {
 
   /** Requests the shared budget has left now, when it knows. */
   budgetLeft(): number | undefined {
-    return budgetLeft(this.budget.read(), Date.now());
+    return budgetLeft(this.budget.read(), this.clock.now());
   }
 
   /** Requests actually sent (each redirect hop and each resend counts). */
@@ -317,6 +326,7 @@ export class HttpClient {
           retries,
           wait: (ms, reason, n) => this.rate.retryAfter(ms, reason, n, retries),
           canWait: (ms) => this.rate.canWait(ms),
+          now: this.clock.now,
         }),
         this.budgetLayer(unpaced),
       ],
@@ -333,7 +343,7 @@ export class HttpClient {
       const sentAt = await this.reserveSlot(unpaced);
       const res = await next(x);
       // A 401's headers count failed authentications, not this token's requests.
-      if (res.status === 429) this.budget.on429(sentAt, Math.min(retryDelayMs(res.headers, Date.now()), MAX_HORIZON_MS));
+      if (res.status === 429) this.budget.on429(sentAt, Math.min(retryDelayMs(res.headers, this.clock.now()), MAX_HORIZON_MS));
       else if (res.status !== 401) this.budget.observe(res.headers, sentAt);
       return res;
     };
@@ -441,7 +451,7 @@ export class HttpClient {
       headersTimeout: this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
     };
-    const env = process.env;
+    const env = this.options.env ?? process.env;
     // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
     // does not blame a proxy the request never went through.
     const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);

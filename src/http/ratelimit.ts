@@ -18,18 +18,8 @@ const UNIX_TIME_THRESHOLD = 1e9;
  * it would block the token for as long as it says (a Reset of 10^12 is the year 33658).
  */
 export const MAX_HORIZON_MS = 60 * 60 * 1000;
-/** The longest delay Node's timers take; a longer one fires at once (TimeoutOverflowWarning). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Sleeps `ms`, in pieces no timer overflows on. */
-export async function sleepChunked(ms: number): Promise<void> {
-  let left = ms;
-  while (left > 0) {
-    const step = Math.min(left, MAX_TIMER_MS);
-    await new Promise((resolve) => setTimeout(resolve, step));
-    left -= step;
-  }
-}
+export { MAX_TIMER_MS, sleepChunked } from '../runtime.js';
+import { sleepChunked } from '../runtime.js';
 
 function header(headers: Record<string, string>, name: string): string | undefined {
   const v = headers[name];
