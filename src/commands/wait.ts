@@ -4,10 +4,10 @@
 // token's budget a poll may take, so that waiting never crowds out other commands.
 
 import type { Context } from '../context.js';
-import { parseDuration } from '../context.js';
+import { parseDuration } from '../config/duration.js';
 import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
 import type { Resource } from '../resources.js';
-import { checkIds, fetchByIds } from './resource.js';
+import { checkIds, fetchByIds } from './by-id.js';
 import { fieldValue } from '../output/fields.js';
 import { stringifyJson } from '../output/json.js';
 

@@ -6,10 +6,10 @@
 
 import { Writable } from 'node:stream';
 import type { Context } from '../context.js';
-import { parseDuration } from '../context.js';
+import { parseDuration } from '../config/duration.js';
 import { IO } from '../io.js';
 import type { Resource } from '../resources.js';
-import { publicIdOf } from './resource.js';
+import { publicIdOf } from '../json/narrow.js';
 import { stringifyJson } from '../output/json.js';
 
 export const DEFAULT_WATCH_INTERVAL_MS = 5_000;

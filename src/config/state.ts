@@ -34,19 +34,6 @@ interface StateData {
   fields: Record<string, Record<string, string[]>>;
 }
 
-/** The key of the ID cache for a base URL, as Context.baseUrl() normalises it. */
-export function baseUrlKey(raw: string): string | undefined {
-  try {
-    const url = new URL(raw);
-    url.search = '';
-    url.hash = '';
-    url.pathname = url.pathname.replace(/\/+$/, '');
-    return url.href.replace(/\/+$/, '');
-  } catch {
-    return undefined;
-  }
-}
-
 /** How many IDs per resource and base URL are kept for completion. */
 export const MAX_IDS = 500;
 /** How many names per base URL are kept. */

@@ -11,7 +11,7 @@ import type { Token } from '../auth/token.js';
 import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
-import { isLoopbackHost } from '../context.js';
+import { isLoopbackHost } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
 import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
 import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
