@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path';
 import { writeFileAtomic } from '../config/atomic.js';
 import type { Answer, Layer } from './layers.js';
+import { isRecord } from '../json/narrow.js';
 
 /** The response headers worth keeping: what the body means and how to revalidate it. */
 const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'x-total-count'];
@@ -39,10 +40,6 @@ function readJson(path: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function isStoredAnswer(v: unknown): v is StoredAnswer {

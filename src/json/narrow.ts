@@ -2,9 +2,15 @@
 // state and cache files, the sandbox's request bodies. A leaf (it imports nothing), so
 // that any layer, the sandbox included, can use it.
 
-/** A JSON object: not null, not an array. A class instance passes too; see output/json.ts's isJsonObject. */
+/**
+ * A JSON object as a parser makes it: a plain object (not null, not an array, not a class
+ * instance such as output/json.ts's JsonNumber or the sandbox's RawNumber, which stand for
+ * numbers).
+ */
 export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (typeof v !== 'object' || v === null) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** A finite number, or undefined. */

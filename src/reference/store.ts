@@ -9,6 +9,7 @@ import { readJsonFile, writeFileAtomic } from '../config/atomic.js';
 import { configDir } from '../config/paths.js';
 import { baseUrlKey } from '../config/url.js';
 import type { Operation, Parameter } from './operations.js';
+import { isRecord } from '../json/narrow.js';
 
 /** A kept copy older than this is fetched again before it is used. */
 export const MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -60,10 +61,6 @@ export function writeKept(kept: KeptReference, env: NodeJS.ProcessEnv = process.
   const file = referenceFile(kept.baseUrl, env);
   if (file === undefined) return;
   writeFileAtomic(file, `${JSON.stringify({ version: VERSION, ...kept })}\n`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');

@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { finiteNumber, isRecord, publicIdOf, stringList } from '../../src/json/narrow.js';
+import { JsonNumber, parseJson } from '../../src/output/json.js';
+import { RawNumber, parseJson as parseSandboxJson } from '../../src/sandbox/json.js';
 
 describe('json/narrow', () => {
   it('isRecord takes objects only', () => {
     expect(isRecord({})).toBe(true);
     expect(isRecord({ a: 1 })).toBe(true);
+    expect(isRecord(Object.create(null))).toBe(true);
     for (const v of [null, undefined, [], 'x', 1, true]) expect(isRecord(v), String(v)).toBe(false);
+  });
+
+  it('isRecord does not take the number wrappers of either JSON parser for objects', () => {
+    expect(isRecord(new JsonNumber('12345678901234567890'))).toBe(false);
+    expect(isRecord(new RawNumber('1.0'))).toBe(false);
+    expect(isRecord(new Date(0))).toBe(false);
+    const parsed = parseJson('{"big": 12345678901234567890, "o": {"__proto__": 1}}');
+    expect(isRecord(parsed)).toBe(true);
+    expect(isRecord((parsed as Record<string, unknown>).big)).toBe(false);
+    expect(isRecord((parsed as Record<string, unknown>).o)).toBe(true);
+    expect(isRecord(parseSandboxJson('{"n": 1.0}'))).toBe(true);
   });
 
   it('finiteNumber drops what is not a finite number', () => {
