@@ -2,10 +2,10 @@
 // mode 0600, in a 0700 directory under the config dir. Only for machines with no keychain;
 // every use prints a warning, so that nobody forgets the token lies on disk.
 
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
-import { writeError } from '../config/atomic.js';
+import { writeError, writeFileAtomic } from '../config/atomic.js';
 
 export function tokenFile(profile: string, env?: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'tokens', profile);
@@ -24,16 +24,7 @@ function writeIn(dir: string, path: string, token: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by the umask and ignored for an existing directory.
   chmodSync(dir, 0o700);
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  try {
-    // 'wx': never write through a file (or link) someone else put there.
-    writeFileSync(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(path, `${token}\n`, 0o600);
   return path;
 }
 

@@ -72,3 +72,22 @@ export function baseUrlKey(base: URL | string): string | undefined {
   }
   return withoutExtras(url).href.replace(/\/+$/, '');
 }
+
+/**
+ * The `&`-separated parts of a query string (its `?` optional) whose key, decoded as a
+ * form would (`+` a space), is not `key`; each part as it was, not re-encoded.
+ */
+export function queryPartsWithout(query: string, key: string): string[] {
+  return query
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((part) => part !== '' && decodeQueryText(part.split('=')[0]!) !== key);
+}
+
+function decodeQueryText(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}

@@ -2,8 +2,8 @@
 // atomically (a temporary file in the same directory, then rename), so a crash leaves the
 // old file or the new one, never half of one. Rate-limit windows and lockouts are not kept.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../config/atomic.js';
 import type { SeedData } from './data.js';
 import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './json.js';
 import type { Store } from './store.js';
@@ -72,13 +72,5 @@ export function saveState(file: string, seed: number, tokens: readonly TokenReco
     .map((name) => `${JSON.stringify(name)}:[\n${store.all(name).map((i) => i.json).join(',\n')}\n]`)
     .join(',\n');
   const text = `{"version":1,"seed":${seed},"tokens":${JSON.stringify(tokens)},"collections":{\n${collections}\n}}\n`;
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(file, text, 0o600);
 }

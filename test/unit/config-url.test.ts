@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlKey, isLoopbackHost, parseBaseUrl } from '../../src/config/url.js';
+import { baseUrlKey, isLoopbackHost, parseBaseUrl, queryPartsWithout } from '../../src/config/url.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('isLoopbackHost', () => {
@@ -36,5 +36,17 @@ describe('baseUrlKey', () => {
 
   it('is undefined for text that is not a URL', () => {
     expect(baseUrlKey('not a url')).toBeUndefined();
+  });
+});
+
+describe('queryPartsWithout', () => {
+  it('drops the parts whose decoded key is the one named, and keeps the others as encoded', () => {
+    expect(queryPartsWithout('?page=2&status%5B%5D=a+b&p%61ge=3&pag+e=1', 'page')).toEqual(['status%5B%5D=a+b', 'pag+e=1']);
+    expect(queryPartsWithout('a=1&&page&b=%E0%A4%A', 'page')).toEqual(['a=1', 'b=%E0%A4%A']);
+    expect(queryPartsWithout('', 'page')).toEqual([]);
+  });
+
+  it('keeps a part whose key is not valid percent-encoding, undecoded', () => {
+    expect(queryPartsWithout('%E0%A4%A=1&page=2', '%E0%A4%A')).toEqual(['page=2']);
   });
 });
