@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import { RESOURCES } from '../resources.js';
 import { CONTROL_CHARS } from '../output/sanitize.js';
 import type { SandboxCore } from './core.js';
-import { clientIp, isLoopback, readBody, splitTarget, type Reply } from './http.js';
-import { isJsonObject, parseJson, stringifyJson, type JsonObject, type JsonValue } from './json.js';
+import { clientIp, isLoopback, readBody, splitTarget, type Reply } from './http-plumbing.js';
+import { isJsonObject, parseJson, stringifyJson, type JsonObject, type JsonValue } from './exact-json.js';
 import { renderProblem, problem } from './render.js';
 
 function fail(status: number, type: string, title: string, detail: string, headers: Record<string, string> = {}): Reply {

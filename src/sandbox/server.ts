@@ -5,10 +5,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { handleAdmin } from './admin.js';
-import { handleApi } from './api.js';
+import { handleApi } from './platform-api.js';
 import { SandboxCore, type SandboxSettings } from './core.js';
-import { clientIp, send, splitTarget, withEtag } from './http.js';
-import { StateFileError } from './state.js';
+import { clientIp, send, splitTarget, withEtag } from './http-plumbing.js';
+import { StateFileError } from './state-file.js';
 import { isLoopbackHost } from '../config/url.js';
 import { CONTROL_CHARS } from '../output/sanitize.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { finiteNumber, isRecord, publicIdOf, stringList } from '../../src/json/narrow.js';
 import { JsonNumber, parseJson } from '../../src/output/json.js';
-import { RawNumber, parseJson as parseSandboxJson } from '../../src/sandbox/json.js';
+import { RawNumber, parseJson as parseSandboxJson } from '../../src/sandbox/exact-json.js';
 
 describe('json/narrow', () => {
   it('isRecord takes objects only', () => {

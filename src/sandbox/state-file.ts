@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../config/atomic.js';
 import type { SeedData } from './data.js';
-import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './json.js';
-import type { Store } from './store.js';
-import type { TokenRecord } from './tokens.js';
+import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './exact-json.js';
+import type { Store } from './collections.js';
+import type { TokenRecord } from './token-store.js';
 
 export class StateFileError extends Error {}
 

@@ -6,13 +6,13 @@ import type { IncomingMessage } from 'node:http';
 import { RESOURCES, type Resource } from '../resources.js';
 import { queryPartsWithout } from '../config/url.js';
 import type { SandboxCore } from './core.js';
-import { clientIp, isJsonContentType, MAX_BODY, readBody, splitTarget, type Reply } from './http.js';
-import { isJsonObject, JsonSyntaxError, parseJson, setProperty, type JsonObject, type JsonValue } from './json.js';
+import { clientIp, isJsonContentType, MAX_BODY, readBody, splitTarget, type Reply } from './http-plumbing.js';
+import { isJsonObject, JsonSyntaxError, parseJson, setProperty, type JsonObject, type JsonValue } from './exact-json.js';
 import type { WindowState } from './limits.js';
 import { chooseApiFormat, wantsOpenApiJson, type ApiFormat } from './negotiate.js';
 import { problem, renderCollection, renderObject, renderProblem, type PageView, type Problem } from './render.js';
-import type { Item, Viewer } from './store.js';
-import type { TokenRecord } from './tokens.js';
+import type { Item, Viewer } from './collections.js';
+import type { TokenRecord } from './token-store.js';
 
 export const MAX_ITEMS_PER_PAGE = 100;
 const REALM = 'Bearer realm="platform"';
