@@ -28,3 +28,8 @@ export function parseDuration(raw: string, flag: string): number {
   }
   return Math.round(ms);
 }
+
+/** The --interval of wait and watch: a duration of at least a second (each poll costs a request), or `fallback`. */
+export function parseInterval(raw: string | undefined, fallback: number): number {
+  return raw === undefined ? fallback : Math.max(1_000, parseDuration(raw, '--interval'));
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseSeconds } from '../../src/config/duration.js';
+import { parseDuration, parseInterval, parseSeconds } from '../../src/config/duration.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('parseSeconds', () => {
@@ -28,5 +28,14 @@ describe('parseDuration', () => {
       expect(() => parseDuration(raw, '--deadline'), raw).toThrow(UsageError);
       expect(() => parseDuration(raw, '--deadline'), raw).toThrow(/--deadline takes a duration/);
     }
+  });
+});
+
+describe('parseInterval', () => {
+  it('is the fallback when absent, and at least a second', () => {
+    expect(parseInterval(undefined, 5_000)).toBe(5_000);
+    expect(parseInterval('10s', 5_000)).toBe(10_000);
+    expect(parseInterval('100ms', 5_000)).toBe(1_000);
+    expect(() => parseInterval('soon', 5_000)).toThrow(/--interval takes a duration/);
   });
 });
