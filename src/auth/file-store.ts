@@ -2,10 +2,10 @@
 // mode 0600, in a 0700 directory under the config dir. Only for machines with no keychain;
 // every use prints a warning, so that nobody forgets the token lies on disk.
 
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
-import { writeError, writeFileAtomic } from '../config/atomic.js';
+import { readTextFile, writeError, writeFileAtomic } from '../config/atomic.js';
 
 export function tokenFile(profile: string, env?: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'tokens', profile);
@@ -31,13 +31,7 @@ function writeIn(dir: string, path: string, token: string): string {
 /** The token in the file, or undefined when there is no file. */
 export function readTokenFile(profile: string, env?: NodeJS.ProcessEnv): { token: string; path: string; loose: boolean } | undefined {
   const path = tokenFile(profile, env);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const token = text.trim();
+  const token = readTextFile(path)?.trim();
   if (!token) return undefined;
   // Like ssh with a private key: say so when others can read it.
   const loose = process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0;

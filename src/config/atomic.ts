@@ -29,13 +29,19 @@ export function writeError(err: unknown, dir: string, what: string): unknown {
   );
 }
 
-export function readJsonFile(path: string): unknown {
-  let text: string;
+/** The file's text, or undefined when it cannot be read (missing, a directory, no permission). */
+export function readTextFile(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
+}
+
+/** The file's parsed JSON, or undefined when it cannot be read or is not JSON. */
+export function readJsonFile(path: string): unknown {
+  const text = readTextFile(path);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {

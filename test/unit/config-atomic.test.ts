@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../src/config/atomic.js';
+import { readJsonFile, readTextFile, writeFileAtomic } from '../../src/config/atomic.js';
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -56,5 +56,21 @@ describe('writeFileAtomic', () => {
     expect(() => writeFileAtomic(target, 'x')).toThrow();
     expect(readdirSync(dir)).toEqual(['taken']);
     expect(readdirSync(target)).toEqual(['inside']);
+  });
+});
+
+describe('readTextFile / readJsonFile', () => {
+  it('read what is there, and undefined for a missing file, a directory or damaged JSON', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ok.json'), '{"a":1}');
+    writeFileSync(join(dir, 'bad.json'), '{"a":');
+    expect(readTextFile(join(dir, 'ok.json'))).toBe('{"a":1}');
+    expect(readJsonFile(join(dir, 'ok.json'))).toEqual({ a: 1 });
+    expect(readTextFile(join(dir, 'bad.json'))).toBe('{"a":');
+    expect(readJsonFile(join(dir, 'bad.json'))).toBeUndefined();
+    for (const missing of [join(dir, 'none'), dir]) {
+      expect(readTextFile(missing)).toBeUndefined();
+      expect(readJsonFile(missing)).toBeUndefined();
+    }
   });
 });
