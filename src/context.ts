@@ -9,6 +9,7 @@ import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { parseBaseUrl } from './config/url.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
 import { StateStore, type RateState } from './config/state.js';
+import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
 
@@ -254,18 +255,4 @@ export class Context {
     }
     this.cachedState?.save();
   }
-}
-
-/** The -R line; `used` (the requests this command sent) is shown when given. */
-export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number, fromCache?: number): string {
-  const cached = fromCache ? `, ${fromCache} answered from the cache` : '';
-  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'}${cached})`;
-  if (!rate || rate.remaining === undefined) return `Rate limit: unknown (no response seen yet for this token)${cost}`;
-  const limit = rate.limit !== undefined ? `/${rate.limit}` : '';
-  let reset = '';
-  if (rate.resetAt !== undefined) {
-    const secs = Math.max(0, Math.ceil((rate.resetAt - now) / 1000));
-    reset = `, resets in ${secs}s`;
-  }
-  return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }
