@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../config/atomic.js';
+import { isRecord } from '../json/narrow.js';
 import type { SeedData } from './data.js';
 import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './exact-json.js';
 import type { Store } from './collections.js';
@@ -18,10 +19,9 @@ export interface SavedState {
 }
 
 function asTokenRecord(v: unknown): TokenRecord | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const r = v as Record<string, unknown>;
-  if (typeof r.name !== 'string' || typeof r.hash !== 'string' || typeof r.last4 !== 'string' || typeof r.createdAt !== 'string') return undefined;
-  return { name: r.name, hash: r.hash, last4: r.last4, createdAt: r.createdAt, person: typeof r.person === 'string' ? r.person : null };
+  if (!isRecord(v)) return undefined;
+  if (typeof v.name !== 'string' || typeof v.hash !== 'string' || typeof v.last4 !== 'string' || typeof v.createdAt !== 'string') return undefined;
+  return { name: v.name, hash: v.hash, last4: v.last4, createdAt: v.createdAt, person: typeof v.person === 'string' ? v.person : null };
 }
 
 /** The saved state, or undefined when the file does not exist yet. */
