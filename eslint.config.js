@@ -7,10 +7,11 @@ import tseslint from 'typescript-eslint';
 // - Client code (src/** outside src/sandbox/) imports nothing from src/sandbox/, but for
 //   src/cli.ts, which loads the one entry, ./sandbox/main.js, with import() (lazily, so
 //   that no other command pays for it).
-// - The sandbox imports from the client only the shared modules below, which hold no
+// - The sandbox imports from the client only the shared modules below (test/unit/layering.test.ts
+//   checks the same list against madge's graph, as CI runs the tests), which hold no
 //   client behaviour: the API's resource table, JSON narrowing, the control-character
 //   class, the loopback and query rules, and the atomic file write.
-const SANDBOX_MAY_IMPORT = ['resources', 'json/narrow', 'output/sanitize', 'config/url', 'config/atomic'];
+export const SANDBOX_MAY_IMPORT = ['resources', 'json/narrow', 'output/sanitize', 'config/url', 'config/atomic'];
 
 const INTO_SANDBOX = '(^|/)sandbox/';
 const OUT_OF_SANDBOX = `^\\.\\./(?!(${SANDBOX_MAY_IMPORT.join('|')})\\.js$)`;
