@@ -9,6 +9,8 @@ import type { ApiRequest, HttpClient } from '../http/client.js';
 
 /** The longest URL one batch `get` sends; longer batches are split. */
 export const MAX_URL_BYTES = 4096;
+
+/** Refuses, as a usage error, an ID that cannot be one of `resource`'s (not a plain ID, or another prefix). */
 export function checkIds(resource: Resource, ids: readonly string[]): void {
   for (const id of ids) {
     const problem = idProblem(resource, id);
