@@ -2,12 +2,14 @@
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
 import { addSecret, IO } from './io.js';
-import { processRuntime, type Clock, type Runtime } from './runtime.js';
+import { MAX_TIMER_MS, processRuntime, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
-import { oneLine } from './output/sanitize.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { parseBaseUrl } from './config/url.js';
+import { parseDuration, parseSeconds } from './config/duration.js';
 import { StateStore, type RateState } from './config/state.js';
+import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
 
@@ -37,84 +39,6 @@ export interface GlobalOptions {
   quiet?: boolean;
   /** false with --no-color */
   color?: boolean;
-}
-
-// Exactly the contract's list. Not `*.localhost`: where the resolver is `files dns` (most
-// Linux), such a name is asked of the DNS server, which could point it anywhere, and the
-// token would travel there in clear text.
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase();
-  if (LOOPBACK_HOSTS.has(h)) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
-/**
- * Checks a base URL: https, or http on a loopback host only, so that a token never
- * crosses a network in clear text. Returns it without a trailing slash.
- */
-export function parseBaseUrl(raw: string, origin: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(raw, 120)}.`, 'Give a URL such as https://api.example.com/v1.');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`The base URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new UsageError(
-      `Refusing base URL ${url.origin} from ${origin}: the token may only travel over https (plain http is allowed for loopback hosts only).`,
-      'Use an https:// base URL.',
-    );
-  }
-  if (url.username || url.password) {
-    throw new UsageError(`The base URL from ${origin} must not contain credentials.`, 'Remove the user:password@ part.');
-  }
-  url.search = '';
-  url.hash = '';
-  url.pathname = url.pathname.replace(/\/+$/, '');
-  // Every path of the API is under /v1; without it every request would go astray (a web
-  // page, a 404) and the token with it.
-  if (!/\/v1$/.test(url.pathname)) {
-    throw new UsageError(
-      `The base URL from ${origin} must end in /v1, the API's version: ${oneLine(url.href, 120)} does not.`,
-      `Give the API's address with its version, such as ${url.origin}/v1.`,
-    );
-  }
-  return url;
-}
-
-/** The longest delay a Node timer takes; ratelimit.ts has the same, loaded only with HTTP. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-export function parseSeconds(raw: string | undefined, flag: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new UsageError(`${flag} takes a number of seconds, not "${raw}".`, `For example: ${flag} 30`);
-  }
-  return n;
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30s`, `10m`, `1h`, `1h30m`, `500ms`, or a bare number of seconds, in milliseconds. */
-export function parseDuration(raw: string, flag: string): number {
-  const text = raw.trim();
-  let ms: number | undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) ms = Number(text) * 1000;
-  else if (/^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(text)) {
-    ms = 0;
-    for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) ms += Number(m[1]) * DURATION_UNITS[m[2]!]!;
-  }
-  // A week is more than any wait or cache here needs, and keeps every timer in range.
-  if (ms === undefined || !Number.isFinite(ms) || ms > 7 * 86_400_000) {
-    throw new UsageError(`${flag} takes a duration such as 30s, 10m or 1h (at most 7d), not "${raw}".`, `For example: ${flag} 10m`);
-  }
-  return Math.round(ms);
 }
 
 export class Context {
@@ -331,18 +255,4 @@ export class Context {
     }
     this.cachedState?.save();
   }
-}
-
-/** The -R line; `used` (the requests this command sent) is shown when given. */
-export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number, fromCache?: number): string {
-  const cached = fromCache ? `, ${fromCache} answered from the cache` : '';
-  const cost = used === undefined ? '' : ` (this command: ${used} ${used === 1 ? 'request' : 'requests'}${cached})`;
-  if (!rate || rate.remaining === undefined) return `Rate limit: unknown (no response seen yet for this token)${cost}`;
-  const limit = rate.limit !== undefined ? `/${rate.limit}` : '';
-  let reset = '';
-  if (rate.resetAt !== undefined) {
-    const secs = Math.max(0, Math.ceil((rate.resetAt - now) / 1000));
-    reset = `, resets in ${secs}s`;
-  }
-  return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }

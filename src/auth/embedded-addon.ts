@@ -6,8 +6,9 @@
 // swapped file is never run.
 
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../config/atomic.js';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -41,13 +42,7 @@ export function extractAddon(cacheDir: string, name: string, bytes: Uint8Array, 
   const file = join(cacheDir, `${name}-${hash}.node`);
   if (matches(file, hash)) return file;
   if (sha256(bytes) !== hash) throw new Error(`the embedded ${name} does not match its recorded hash`);
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(tmp, bytes, { mode: 0o600, flag: 'w' });
-    renameSync(tmp, file);
-  } finally {
-    rmSync(tmp, { force: true });
-  }
+  writeFileAtomic(file, bytes, 0o600);
   if (!matches(file, hash)) throw new Error(`${file} changed while it was written`);
   return file;
 }

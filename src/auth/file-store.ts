@@ -2,10 +2,10 @@
 // mode 0600, in a 0700 directory under the config dir. Only for machines with no keychain;
 // every use prints a warning, so that nobody forgets the token lies on disk.
 
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from '../config/paths.js';
-import { writeError } from '../config/atomic.js';
+import { readTextFile, writeError, writeFileAtomic } from '../config/atomic.js';
 
 export function tokenFile(profile: string, env?: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'tokens', profile);
@@ -24,29 +24,14 @@ function writeIn(dir: string, path: string, token: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // mkdir's mode is masked by the umask and ignored for an existing directory.
   chmodSync(dir, 0o700);
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  try {
-    // 'wx': never write through a file (or link) someone else put there.
-    writeFileSync(tmp, `${token}\n`, { mode: 0o600, flag: 'wx' });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(path, `${token}\n`, 0o600);
   return path;
 }
 
 /** The token in the file, or undefined when there is no file. */
 export function readTokenFile(profile: string, env?: NodeJS.ProcessEnv): { token: string; path: string; loose: boolean } | undefined {
   const path = tokenFile(profile, env);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const token = text.trim();
+  const token = readTextFile(path)?.trim();
   if (!token) return undefined;
   // Like ssh with a private key: say so when others can read it.
   const loose = process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0;

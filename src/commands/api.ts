@@ -13,6 +13,7 @@ import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.j
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
+import { isRecord } from '../json/narrow.js';
 
 export interface ApiOptions {
   method?: string;
@@ -82,10 +83,6 @@ function typedValue(text: string): FieldValue {
     if (typeof n === 'number' || n instanceof JsonNumber) return n;
   }
   return text;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 }
 
 function conflict(arg: FieldArg, what: string): UsageError {

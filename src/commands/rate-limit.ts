@@ -1,7 +1,8 @@
 // `hostctl rate-limit`: the last rate-limit state seen for this run's token, read from the
 // state file with no request; `--refresh` spends one request to bring it up to date.
 
-import { formatRateLine, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { formatRateLine } from '../output/rate-line.js';
 import type { RateState } from '../config/state.js';
 import { ApiError } from '../errors.js';
 

@@ -4,8 +4,11 @@
 
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { findResource, idProblem, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
-import { baseUrlKey, MAX_IDS, MAX_NAMES } from '../config/state.js';
+import { findResource, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
+import { batchIds, checkIds, fetchByIds } from './by-id.js';
+import { isRecord, publicIdOf } from '../json/narrow.js';
+import { MAX_IDS, MAX_NAMES } from '../config/state.js';
+import { baseUrlKey } from '../config/url.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
 import type { Printer } from '../output/format.js';
@@ -25,8 +28,6 @@ export interface GetOptions {
   interval?: string;
 }
 
-/** The longest URL one batch `get` sends; longer batches are split. */
-export const MAX_URL_BYTES = 4096;
 /**
  * `--app` through environments: at most this many environments are asked one by one by
  * the API's own route (one request each); more, and one walk of the whole collection is
@@ -40,16 +41,6 @@ function positiveInt(raw: string | boolean | undefined, flag: string): number | 
     throw new UsageError(`${flag} takes a whole number from 1 up, not "${raw}".`, `For example: ${flag} 10`);
   }
   return Number(raw);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function publicIdOf(item: unknown): string | undefined {
-  if (!isRecord(item)) return undefined;
-  const id = item.publicId;
-  return typeof id === 'string' ? id : undefined;
 }
 
 function nameOf(item: Record<string, unknown>): string | undefined {
@@ -77,13 +68,6 @@ export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): 
     if (references(value, ids, depth + 1)) return true;
   }
   return false;
-}
-
-export function checkIds(resource: Resource, ids: readonly string[]): void {
-  for (const id of ids) {
-    const problem = idProblem(resource, id);
-    if (problem) throw new UsageError(`${problem}.`, `Run "hostctl ${resource.name} list" to see the IDs.`);
-  }
 }
 
 /**
@@ -365,59 +349,6 @@ async function cacheObjects(http: HttpClient, resource: Resource, items: readonl
     if (id !== undefined) objects.set(id, stringifyJson(item));
   }
   http.options.cache?.putObjects(resource.path, objects);
-}
-
-/** Splits IDs into batches whose request URL stays within MAX_URL_BYTES. */
-export function batchIds(baseLength: number, ids: readonly string[]): string[][] {
-  const batches: string[][] = [];
-  let current: string[] = [];
-  let length = baseLength;
-  for (const id of ids) {
-    const part = `publicId[]=${encodeURIComponent(id)}`.length + 1;
-    if (current.length > 0 && length + part > MAX_URL_BYTES) {
-      batches.push(current);
-      current = [];
-      length = baseLength;
-    }
-    current.push(id);
-    length += part;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
-}
-
-/**
- * The objects with these public IDs, by batched request: one per batch (a server that
- * still pages the filtered result says so with a next link; only that is followed).
- */
-export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[], fresh = false): Promise<Map<string, unknown>> {
-  const [{ pageOf }, { parseJson, stringifyJson }] = await Promise.all([import('../http/paging.js'), import('../output/json.js')]);
-  const found = new Map<string, unknown>();
-  const cache = http.options.cache;
-  // With --cache, objects a recent list or get returned are not asked for again.
-  if (!fresh) for (const [id, json] of cache?.objects(resource.path, ids) ?? []) found.set(id, parseJson(json));
-  const unseen = ids.filter((id) => !found.has(id));
-  const fetched = new Map<string, string>();
-  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, unseen)) {
-    const wanted = new Set(batch);
-    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh };
-    while (req) {
-      const res = await http.request(req);
-      // Lenient: a foreign next link is ignored here (only a walk fails on it).
-      const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
-      for (const item of items) {
-        const id = publicIdOf(item);
-        if (id !== undefined && wanted.has(id) && !found.has(id)) {
-          found.set(id, item);
-          if (cache) fetched.set(id, stringifyJson(item));
-        }
-      }
-      const missing = batch.some((id) => !found.has(id));
-      req = next && missing && items.length > 0 ? { path: next.href, fresh } : undefined;
-    }
-  }
-  cache?.putObjects(resource.path, fetched);
-  return found;
 }
 
 export async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {

@@ -4,10 +4,10 @@
 // token's budget a poll may take, so that waiting never crowds out other commands.
 
 import type { Context } from '../context.js';
-import { parseDuration } from '../context.js';
+import { parseDuration, parseInterval } from '../config/duration.js';
 import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
 import type { Resource } from '../resources.js';
-import { checkIds, fetchByIds } from './resource.js';
+import { checkIds, fetchByIds } from './by-id.js';
 import { fieldValue } from '../output/fields.js';
 import { stringifyJson } from '../output/json.js';
 
@@ -96,7 +96,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   const conditions = (opts.for ?? []).map(parseCondition);
   if (conditions.length === 0) throw new UsageError('wait needs at least one --for FIELD=VALUE.', `For example: hostctl ${resource.name} wait ${ids[0] ?? 'ID'} --for status=running`);
   const deadlineMs = opts.deadline === undefined ? DEFAULT_DEADLINE_MS : parseDuration(opts.deadline, '--deadline');
-  const intervalMs = opts.interval === undefined ? DEFAULT_INTERVAL_MS : Math.max(1_000, parseDuration(opts.interval, '--interval'));
+  const intervalMs = parseInterval(opts.interval, DEFAULT_INTERVAL_MS);
   const format = ctx.outputFormat();
   const fields = ctx.fields();
 

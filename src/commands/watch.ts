@@ -6,10 +6,10 @@
 
 import { Writable } from 'node:stream';
 import type { Context } from '../context.js';
-import { parseDuration } from '../context.js';
+import { parseInterval } from '../config/duration.js';
 import { IO } from '../io.js';
 import type { Resource } from '../resources.js';
-import { publicIdOf } from './resource.js';
+import { publicIdOf } from '../json/narrow.js';
 import { stringifyJson } from '../output/json.js';
 
 export const DEFAULT_WATCH_INTERVAL_MS = 5_000;
@@ -35,7 +35,7 @@ export interface WatchOptions {
 }
 
 export async function watchRun(ctx: Context, resource: Resource, round: () => Promise<unknown[]>, opts: WatchOptions): Promise<never> {
-  const intervalMs = opts.interval === undefined ? DEFAULT_WATCH_INTERVAL_MS : Math.max(1_000, parseDuration(opts.interval, '--interval'));
+  const intervalMs = parseInterval(opts.interval, DEFAULT_WATCH_INTERVAL_MS);
   const format = ctx.outputFormat();
   const fields = ctx.fields();
   const http = await ctx.http();

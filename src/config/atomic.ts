@@ -1,7 +1,7 @@
 // Files that several hostctl processes may write at once are replaced atomically (write a
 // temporary file, then rename), so a reader sees the old or the new file, never half.
 
-import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { HostctlError } from '../errors.js';
 
@@ -29,13 +29,19 @@ export function writeError(err: unknown, dir: string, what: string): unknown {
   );
 }
 
-export function readJsonFile(path: string): unknown {
-  let text: string;
+/** The file's text, or undefined when it cannot be read (missing, a directory, no permission). */
+export function readTextFile(path: string): string | undefined {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
+}
+
+/** The file's parsed JSON, or undefined when it cannot be read or is not JSON. */
+export function readJsonFile(path: string): unknown {
+  const text = readTextFile(path);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {
@@ -43,11 +49,17 @@ export function readJsonFile(path: string): unknown {
   }
 }
 
-export function writeFileAtomic(path: string, text: string, mode = 0o600): void {
+/**
+ * Replaces `path` with `data` (write a temporary file beside it, then rename), making its
+ * directory (0700) when missing. The file gets exactly `mode`, whatever the umask.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
-    writeFileSync(tmp, text, { mode });
+    // 'wx': never write through a file (or link) someone else put at the temporary name.
+    writeFileSync(tmp, data, { mode, flag: 'wx' });
+    chmodSync(tmp, mode);
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });

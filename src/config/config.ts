@@ -3,6 +3,7 @@
 
 import { UsageError } from '../errors.js';
 import { readJsonFile } from './atomic.js';
+import { isRecord } from '../json/narrow.js';
 import { configFile } from './paths.js';
 
 /** Dots separate the parts of a key, so a profile name has none (nor a path's / or ..). */
@@ -48,14 +49,12 @@ export function readConfig(env?: NodeJS.ProcessEnv): ConfigData {
 
 export function normalizeConfig(raw: unknown): ConfigData {
   const out: ConfigData = { profiles: {} };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return out;
-  const r = raw as Record<string, unknown>;
-  if (typeof r.defaultProfile === 'string') out.defaultProfile = r.defaultProfile;
-  const profiles = r.profiles;
-  if (typeof profiles === 'object' && profiles !== null && !Array.isArray(profiles)) {
-    for (const [name, p] of Object.entries(profiles as Record<string, unknown>)) {
-      if (typeof p !== 'object' || p === null || Array.isArray(p)) continue;
-      const q = p as Record<string, unknown>;
+  if (!isRecord(raw)) return out;
+  if (typeof raw.defaultProfile === 'string') out.defaultProfile = raw.defaultProfile;
+  const profiles = raw.profiles;
+  if (isRecord(profiles)) {
+    for (const [name, q] of Object.entries(profiles)) {
+      if (!isRecord(q)) continue;
       const prof: ProfileConfig = {};
       if (typeof q.baseUrl === 'string') prof.baseUrl = q.baseUrl;
       if (isOutputFormat(q.output)) prof.output = q.output;

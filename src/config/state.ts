@@ -5,6 +5,7 @@
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
+import { finiteNumber, isRecord, stringList } from '../json/narrow.js';
 
 export interface RateState {
   limit?: number;
@@ -32,19 +33,6 @@ interface StateData {
   names: Record<string, Record<string, string>>;
   /** base URL -> resource name -> field names seen, for completing --fields. */
   fields: Record<string, Record<string, string[]>>;
-}
-
-/** The key of the ID cache for a base URL, as Context.baseUrl() normalises it. */
-export function baseUrlKey(raw: string): string | undefined {
-  try {
-    const url = new URL(raw);
-    url.search = '';
-    url.hash = '';
-    url.pathname = url.pathname.replace(/\/+$/, '');
-    return url.href.replace(/\/+$/, '');
-  } catch {
-    return undefined;
-  }
 }
 
 /** How many IDs per resource and base URL are kept for completion. */
@@ -261,10 +249,6 @@ export class StateStore {
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function normalize(raw: unknown): StateData {
   const d: StateData = { rateLimits: {}, rejected: {}, ids: {}, names: {}, fields: {} };
   if (!isRecord(raw)) return d;
@@ -273,16 +257,16 @@ function normalize(raw: unknown): StateData {
       if (isRecord(v) && typeof v.seenAt === 'number') {
         d.rateLimits[k] = {
           seenAt: v.seenAt,
-          limit: num(v.limit),
-          remaining: num(v.remaining),
-          resetAt: num(v.resetAt),
+          limit: finiteNumber(v.limit),
+          remaining: finiteNumber(v.remaining),
+          resetAt: finiteNumber(v.resetAt),
         };
       }
     }
   }
   if (isRecord(raw.rejected)) {
     for (const [k, v] of Object.entries(raw.rejected)) {
-      if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: num(v.status) ?? 401 };
+      if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: finiteNumber(v.status) ?? 401 };
     }
   }
   d.ids = stringLists(raw.ids, MAX_IDS);
@@ -306,13 +290,10 @@ function stringLists(raw: unknown, max: number): Record<string, Record<string, s
     if (!isRecord(byRes)) continue;
     const out: Record<string, string[]> = {};
     for (const [res, list] of Object.entries(byRes)) {
-      if (Array.isArray(list)) out[res] = list.filter((x): x is string => typeof x === 'string').slice(0, max);
+      if (Array.isArray(list)) out[res] = stringList(list).slice(0, max);
     }
     d[key] = out;
   }
   return d;
 }
 
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}

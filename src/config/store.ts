@@ -10,7 +10,8 @@
 
 import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
-import { parseBaseUrl, parseDuration } from '../context.js';
+import { parseBaseUrl } from './url.js';
+import { parseDuration } from './duration.js';
 import { withLock, writeError, type LockPolicy } from './atomic.js';
 import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';

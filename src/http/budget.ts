@@ -11,6 +11,7 @@
 import { join, dirname } from 'node:path';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
+import { finiteNumber, isRecord } from '../json/narrow.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -143,29 +144,21 @@ export function on429(d: BudgetData, sentAt: number, retryMs: number, now: numbe
   return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
 function isSend(v: unknown): v is Send {
-  return Array.isArray(v) && v.length === 2 && num(v[0]) !== undefined && num(v[1]) !== undefined && (v[1] as number) >= (v[0] as number);
+  return Array.isArray(v) && v.length === 2 && finiteNumber(v[0]) !== undefined && finiteNumber(v[1]) !== undefined && (v[1] as number) >= (v[0] as number);
 }
 
 /** The file's content, checked: a damaged file is an empty budget. */
 export function normalizeBudget(raw: unknown): BudgetData {
   if (!isRecord(raw)) return { sends: [] };
   const sends = Array.isArray(raw.sends) ? raw.sends.filter(isSend).sort((a, b) => a[0] - b[0]) : [];
-  const d: BudgetData = { sends, limit: num(raw.limit), windowMs: num(raw.windowMs), blockedUntil: num(raw.blockedUntil) };
+  const d: BudgetData = { sends, limit: finiteNumber(raw.limit), windowMs: finiteNumber(raw.windowMs), blockedUntil: finiteNumber(raw.blockedUntil) };
   const v = raw.view;
   if (isRecord(v)) {
-    const remaining = num(v.remaining);
-    const sentAt = num(v.sentAt);
-    const at = num(v.at);
-    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: num(v.resetAt) };
+    const remaining = finiteNumber(v.remaining);
+    const sentAt = finiteNumber(v.sentAt);
+    const at = finiteNumber(v.at);
+    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: finiteNumber(v.resetAt) };
   }
   if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
   if (d.blockedUntil !== undefined && d.blockedUntil - Date.now() > MAX_HORIZON_MS) d.blockedUntil = undefined;

@@ -9,10 +9,11 @@
 // A damaged or unreadable cache is a miss; a cache that cannot be written is skipped.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../config/atomic.js';
+import { readJsonFile, writeFileAtomic } from '../config/atomic.js';
 import type { Answer, Layer } from './layers.js';
+import { isRecord } from '../json/narrow.js';
 
 /** The response headers worth keeping: what the body means and how to revalidate it. */
 const KEPT_HEADERS = ['content-type', 'etag', 'last-modified', 'link', 'x-total-count'];
@@ -32,18 +33,6 @@ interface StoredObject {
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isStoredAnswer(v: unknown): v is StoredAnswer {
   return isRecord(v) && typeof v.url === 'string' && typeof v.storedAt === 'number' && v.status === 200 && isRecord(v.headers) && typeof v.text === 'string';
@@ -95,7 +84,7 @@ export class ResponseCache {
     return (next) => async (x) => {
       if (x.method !== 'GET') return next(x);
       const path = this.answerPath(x.url);
-      const raw = readJson(path);
+      const raw = readJsonFile(path);
       const stored = isStoredAnswer(raw) && raw.url === x.url.href ? raw : undefined;
       if (stored && !refresh && this.fresh(stored.storedAt)) {
         this.hits++;
@@ -127,7 +116,7 @@ export class ResponseCache {
   /** The objects of `collection` seen within the max age, as JSON text by public ID. */
   objects(collection: string, ids: readonly string[]): Map<string, string> {
     const out = new Map<string, string>();
-    const raw = readJson(this.objectsPath(collection));
+    const raw = readJsonFile(this.objectsPath(collection));
     if (!isRecord(raw)) return out;
     for (const id of ids) {
       const o = raw[id];
@@ -141,7 +130,7 @@ export class ResponseCache {
   putObjects(collection: string, objects: ReadonlyMap<string, string>): void {
     if (objects.size === 0) return;
     const path = this.objectsPath(collection);
-    const raw = readJson(path);
+    const raw = readJsonFile(path);
     const kept: Record<string, StoredObject> = {};
     if (isRecord(raw)) {
       for (const [id, o] of Object.entries(raw)) {

@@ -11,7 +11,7 @@ import type { Token } from '../auth/token.js';
 import { redact } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
-import { isLoopbackHost } from '../context.js';
+import { isLoopbackHost, queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
 import { MAX_HORIZON_MS, RateLimiter, retryDelayMs } from './ratelimit.js';
 import { BudgetFile, budgetLeft, type BudgetData } from './budget.js';
@@ -106,21 +106,10 @@ export function appendQuery(url: URL, query: ReadonlyArray<readonly [string, str
 
 /** Sets (or replaces) one query parameter without re-encoding the others. */
 export function setQueryParam(url: URL, key: string, value: string): URL {
-  const kept = url.search
-    .replace(/^\?/, '')
-    .split('&')
-    .filter((part) => part !== '' && safeDecode(part.split('=')[0]!) !== key);
+  const kept = queryPartsWithout(url.search, key);
   const out = new URL(url.href);
   out.search = [...kept, `${encodeURIComponent(key)}=${encodeURIComponent(value)}`].join('&');
   return out;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
 }
 
 const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];

@@ -14,10 +14,7 @@ export function scrub(text: string, token: string | undefined): string {
 export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isRecord } from '../json/narrow.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { appendQuery, setQueryParam, type ApiRequest, type ApiResponse, type HttpClient } from './client.js';
 import { oneLine } from './errors.js';
+import { isRecord } from '../json/narrow.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */
 export const MAX_PAGES = 10_000;
@@ -43,10 +44,6 @@ export function totalOf(body: unknown, headers: Record<string, string>): number 
     if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n;
   }
   return undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The target of the `rel="next"` link of a Link header, if any. */

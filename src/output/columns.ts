@@ -1,7 +1,8 @@
 // Which columns a table or tsv shows, and the plain text of one cell. Shared by table.ts,
 // tsv.ts and detail.ts, so that the formats agree on what a row is and what a reference is.
 
-import { fieldValue, isRecord } from './fields.js';
+import { fieldValue } from './fields.js';
+import { isRecord } from '../json/narrow.js';
 import { JsonNumber, stringifyJson } from './json.js';
 
 export interface ColumnChoice {

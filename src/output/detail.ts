@@ -5,7 +5,7 @@
 
 import { Chalk } from 'chalk';
 import { isScalar, referenceId, referenceName, referenceText, cellText, type NameLookup } from './columns.js';
-import { isRecord } from './fields.js';
+import { isRecord } from '../json/narrow.js';
 import { displayWidth, oneLine } from './table.js';
 import { parseIsoTime, relativeTime } from './time.js';
 

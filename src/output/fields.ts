@@ -2,11 +2,8 @@
 // a nested object (and into each element of a nested array); a property whose own name
 // contains a dot wins over the path.
 
-import { JsonNumber, setMember } from './json.js';
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
-}
+import { setMember } from './json.js';
+import { isRecord } from '../json/narrow.js';
 
 function hasOwn(obj: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);

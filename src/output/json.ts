@@ -3,7 +3,7 @@
 // prints what it received must not. Such numbers are kept as JsonNumber (their source
 // text) and written back raw. Everything else is plain JS values, as JSON.parse gives.
 
-import { BIDI_CONTROLS } from './sanitize.js';
+import { BIDI_CONTROLS, CONTROL_CHARS } from './sanitize.js';
 
 /** A number whose value a JS number cannot hold exactly; `text` is its JSON source text. */
 export class JsonNumber {
@@ -253,9 +253,10 @@ export function setMember(obj: Record<string, unknown>, key: string, value: unkn
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-// JSON.stringify leaves these raw. They are valid in JSON strings, but DEL and C1 controls
-// and the bidi controls act on a terminal when the JSON is shown there.
-const TERMINAL_ACTIVE = new RegExp(`[\\u007f-\\u009f${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
+// JSON.stringify leaves DEL, C1 controls, bidi controls and the line separators raw (C0 it
+// escapes itself). They are valid in JSON strings, but act on a terminal when the JSON is
+// shown there.
+const TERMINAL_ACTIVE = new RegExp(`[${CONTROL_CHARS}${BIDI_CONTROLS}\\u2028\\u2029]`, 'g');
 
 function quote(s: string): string {
   return JSON.stringify(s).replace(TERMINAL_ACTIVE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -23,8 +23,10 @@ export const INVISIBLE = '\u00ad\u180e\u200b\u200c\u2028\u2029\u2060-\u2064\ufef
 /** A zero-width joiner, except inside an emoji sequence (👩‍💻), where it is part of the picture. */
 const STRAY_JOINER = /(?<!\p{Extended_Pictographic}|\u{fe0f}|\p{Emoji_Modifier})\u200d|\u200d(?!\p{Extended_Pictographic})/gu;
 
-const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
-const UNSAFE = new RegExp(`[${CONTROLS}${BIDI_CONTROLS}${INVISIBLE}]`, 'g');
+/** C0 controls, DEL and C1 controls, as the body of a character class. */
+export const CONTROL_CHARS = '\\u0000-\\u001f\\u007f-\\u009f';
+
+const UNSAFE = new RegExp(`[${CONTROL_CHARS}${BIDI_CONTROLS}${INVISIBLE}]`, 'g');
 const UNSAFE_TEST = new RegExp(`${UNSAFE.source}|\u200d`);
 // The same, but tab, newline and carriage return stay (tsv escapes them itself).
 const UNSAFE_KEEP_BREAKS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}${INVISIBLE}]`, 'g');

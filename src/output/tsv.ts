@@ -3,7 +3,7 @@
 // `cut -f2` means the same thing everywhere.
 
 import { cellText, cellValue, tsvColumns } from './columns.js';
-import { isRecord } from './fields.js';
+import { isRecord } from '../json/narrow.js';
 import { sanitize } from './sanitize.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

@@ -5,6 +5,7 @@
 import { ApiError } from '../errors.js';
 import { oneLine } from '../http/errors.js';
 import { sanitize } from '../output/sanitize.js';
+import { isRecord, stringList } from '../json/narrow.js';
 
 export interface Parameter {
   name: string;
@@ -27,10 +28,6 @@ export interface Operation {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Follows a local `$ref` (`#/components/parameters/x`), once per level, at most 10 deep. */
 function deref(doc: Record<string, unknown>, v: unknown): unknown {
@@ -94,10 +91,6 @@ export function extractOperations(doc: unknown, docUrl: URL, base: URL): Operati
     }
   }
   return ops;
-}
-
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 function parametersOf(doc: Record<string, unknown>, raw: unknown): Parameter[] {

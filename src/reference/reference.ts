@@ -8,7 +8,8 @@ import { ApiError, NotFoundError, UsageError } from '../errors.js';
 import { sha256Hex } from '../auth/sha256.js';
 import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
-import { baseKey, isFresh, readKept, writeKept, type KeptReference } from './store.js';
+import { isFresh, readKept, writeKept, type KeptReference } from './store.js';
+import { baseUrlKey } from '../config/url.js';
 
 /** Next step for a reference hostctl cannot read: the two things that still work. */
 const NOT_OPENAPI_HINT = 'Read it with "hostctl docs --open", and call endpoints by path: hostctl api /apps';
@@ -50,7 +51,7 @@ export async function fetchReference(ctx: Context, now: number): Promise<KeptRef
   }
   if (!isOpenApi(doc)) throw notOpenApi('JSON but has no "paths"');
   return {
-    baseUrl: baseKey(base) ?? base.href,
+    baseUrl: baseUrlKey(base) ?? base.href,
     url: where,
     fetchedAt: now,
     hash: `sha256:${sha256Hex(res.text)}`,

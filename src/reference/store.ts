@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { sha256Hex } from '../auth/sha256.js';
 import { readJsonFile, writeFileAtomic } from '../config/atomic.js';
 import { configDir } from '../config/paths.js';
+import { baseUrlKey } from '../config/url.js';
 import type { Operation, Parameter } from './operations.js';
+import { isRecord } from '../json/narrow.js';
 
 /** A kept copy older than this is fetched again before it is used. */
 export const MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -26,22 +28,8 @@ export interface KeptReference {
   operations: Operation[];
 }
 
-/** The base URL as the key: what parseBaseUrl makes of it (no query, no trailing slash). */
-export function baseKey(base: URL | string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(typeof base === 'string' ? base : base.href);
-  } catch {
-    return undefined;
-  }
-  url.search = '';
-  url.hash = '';
-  url.pathname = url.pathname.replace(/\/+$/, '');
-  return url.href.replace(/\/+$/, '');
-}
-
 export function referenceFile(base: URL | string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const key = baseKey(base);
+  const key = baseUrlKey(base);
   return key === undefined ? undefined : join(configDir(env), 'references', `${sha256Hex(key).slice(0, 32)}.json`);
 }
 
@@ -56,7 +44,7 @@ export function readKept(base: URL | string, env: NodeJS.ProcessEnv = process.en
   const file = referenceFile(base, env);
   if (file === undefined) return undefined;
   const raw = readJsonFile(file);
-  const key = baseKey(base);
+  const key = baseUrlKey(base);
   if (!isRecord(raw) || raw.version !== VERSION || key === undefined || raw.baseUrl !== key) return undefined;
   if (typeof raw.url !== 'string' || typeof raw.fetchedAt !== 'number' || typeof raw.hash !== 'string' || !Array.isArray(raw.operations)) return undefined;
   const operations: Operation[] = [];
@@ -73,10 +61,6 @@ export function writeKept(kept: KeptReference, env: NodeJS.ProcessEnv = process.
   const file = referenceFile(kept.baseUrl, env);
   if (file === undefined) return;
   writeFileAtomic(file, `${JSON.stringify({ version: VERSION, ...kept })}\n`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');

@@ -8,9 +8,10 @@
 
 import type { IncomingMessage } from 'node:http';
 import { RESOURCES } from '../resources.js';
+import { CONTROL_CHARS } from '../output/sanitize.js';
 import type { SandboxCore } from './core.js';
-import { clientIp, isLoopback, readBody, splitTarget, type Reply } from './http.js';
-import { isJsonObject, parseJson, stringifyJson, type JsonObject, type JsonValue } from './json.js';
+import { clientIp, isLoopback, readBody, splitTarget, type Reply } from './http-plumbing.js';
+import { isJsonObject, parseJson, stringifyJson, type JsonObject, type JsonValue } from './exact-json.js';
 import { renderProblem, problem } from './render.js';
 
 function fail(status: number, type: string, title: string, detail: string, headers: Record<string, string> = {}): Reply {
@@ -110,10 +111,13 @@ export async function handleAdmin(core: SandboxCore, req: IncomingMessage): Prom
   return fail(404, 'not-found', 'Not found', `There is nothing at ${path}. Admin endpoints: /_sandbox/tokens, /_sandbox/requests, /_sandbox/objects/<resource>.`);
 }
 
+/** A token name holds no "/" (it is part of a path) and no control character. */
+const UNFIT_NAME = new RegExp(`[${CONTROL_CHARS}/]`);
+
 async function createToken(core: SandboxCore, req: IncomingMessage): Promise<Reply> {
   const body = await jsonBody(req);
   if (isReply(body)) return body;
-  if (!isJsonObject(body) || typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 100 || /[\u0000-\u001f\u007f/]/.test(body.name)) {
+  if (!isJsonObject(body) || typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 100 || UNFIT_NAME.test(body.name)) {
     return fail(422, 'unprocessable', 'Unprocessable content', 'Send {"name": "…"}: a name of 1 to 100 characters, without "/" or control characters.');
   }
   let person = core.owner;

@@ -5,10 +5,10 @@ import { generateSeedData, ownerOf } from './data.js';
 import { Lockout, SlidingWindow, type Clock } from './limits.js';
 import { buildHtml, buildOpenApi } from './openapi.js';
 import { RequestLog } from './requestlog.js';
-import { loadState, saveState } from './state.js';
-import { Store } from './store.js';
-import { TokenStore } from './tokens.js';
-import type { JsonObject } from './json.js';
+import { loadState, saveState } from './state-file.js';
+import { Store } from './collections.js';
+import { TokenStore } from './token-store.js';
+import type { JsonObject } from './exact-json.js';
 
 export interface SandboxSettings {
   rateLimit: number;

@@ -3,7 +3,7 @@
 // every value comes from one seeded PRNG and every time from one fixed epoch, never from
 // the clock.
 
-import type { JsonObject } from './json.js';
+import type { JsonObject } from './exact-json.js';
 import { Random } from './random.js';
 
 /** Public ID prefixes. apps, environments and domains are the platform document's. */

@@ -3,7 +3,7 @@
 // and a plain HTML page of the same operations for people.
 
 import { RESOURCES, type Resource } from '../resources.js';
-import { RawNumber, type JsonValue } from './json.js';
+import { RawNumber, type JsonValue } from './exact-json.js';
 import { PREFIXES } from './data.js';
 import { typeName } from './render.js';
 

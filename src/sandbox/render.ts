@@ -4,7 +4,7 @@
 
 import type { Resource } from '../resources.js';
 import type { ApiFormat } from './negotiate.js';
-import type { Item } from './store.js';
+import type { Item } from './collections.js';
 
 export const CONTEXT = JSON.stringify({ '@vocab': '/v1/docs#', hydra: 'http://www.w3.org/ns/hydra/core#' });
 

@@ -2,7 +2,7 @@
 // which token. Bounded in entries and in bytes, so a long-running sandbox does not grow
 // without end.
 
-import { stringifyJson, type JsonValue } from './json.js';
+import { stringifyJson, type JsonValue } from './exact-json.js';
 
 export interface LoggedRequest {
   method: string;

@@ -5,10 +5,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { handleAdmin } from './admin.js';
-import { handleApi } from './api.js';
+import { handleApi } from './platform-api.js';
 import { SandboxCore, type SandboxSettings } from './core.js';
-import { clientIp, send, splitTarget, withEtag } from './http.js';
-import { StateFileError } from './state.js';
+import { clientIp, send, splitTarget, withEtag } from './http-plumbing.js';
+import { StateFileError } from './state-file.js';
+import { isLoopbackHost } from '../config/url.js';
+import { CONTROL_CHARS } from '../output/sanitize.js';
 
 export interface SandboxOptions extends SandboxSettings {
   host: string;
@@ -51,13 +53,10 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-function isLoopbackAddress(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
+const CONTROL = new RegExp(`[${CONTROL_CHARS}]`, 'g');
 
 function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return s.replace(CONTROL, '?');
 }
 
 export async function startSandboxServer(options: StartOptions = {}): Promise<RunningSandbox> {
@@ -128,7 +127,7 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
 
   const { port } = server.address() as AddressInfo;
   const origin = `http://${urlHost(settings.host)}:${port}`;
-  if (!isLoopbackAddress(settings.host)) {
+  if (!isLoopbackHost(settings.host)) {
     log(
       `warning: the sandbox listens on ${settings.host}, where other machines can reach it; its API takes the tokens it prints, over plain http. ` +
         'Use --host 127.0.0.1 unless you mean to share it (the admin endpoints answer loopback clients only).',

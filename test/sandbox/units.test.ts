@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/resources.js';
 import { generateSeedData, MIN_APPS, PREFIXES } from '../../src/sandbox/data.js';
-import { isLoopback } from '../../src/sandbox/http.js';
-import { parseJson, RawNumber, stringifyJson, JsonSyntaxError } from '../../src/sandbox/json.js';
+import { isLoopback } from '../../src/sandbox/http-plumbing.js';
+import { parseJson, RawNumber, stringifyJson, JsonSyntaxError } from '../../src/sandbox/exact-json.js';
 import { Lockout, SlidingWindow } from '../../src/sandbox/limits.js';
 import { chooseApiFormat, wantsOpenApiJson } from '../../src/sandbox/negotiate.js';
 

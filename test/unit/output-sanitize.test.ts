@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTerminalSafe, sanitize } from '../../src/output/sanitize.js';
+import { CONTROL_CHARS, isTerminalSafe, sanitize } from '../../src/output/sanitize.js';
 
 describe('sanitize', () => {
   it('leaves ordinary text, CJK and emoji alone', () => {
@@ -45,5 +45,15 @@ describe('sanitize', () => {
     expect(isTerminalSafe(clean)).toBe(true);
     expect(clean).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(isTerminalSafe(all)).toBe(false);
+  });
+});
+
+describe('CONTROL_CHARS', () => {
+  it('is exactly C0, DEL and C1, the class the sandbox shares too', () => {
+    const re = new RegExp(`^[${CONTROL_CHARS}]$`);
+    const matched: number[] = [];
+    for (let c = 0; c <= 0xffff; c++) if (re.test(String.fromCharCode(c))) matched.push(c);
+    const expected = [...Array(0x20).keys(), ...Array.from({ length: 0x21 }, (_, i) => 0x7f + i)];
+    expect(matched).toEqual(expected);
   });
 });

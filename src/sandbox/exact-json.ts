@@ -2,6 +2,8 @@
 // 12345678901234567000 and 1.0 into 1, so bodies and the state file go through this small
 // parser, which keeps every number whose text would not survive a round trip as its text.
 
+import { isRecord } from '../json/narrow.js';
+
 export class RawNumber {
   constructor(readonly text: string) {}
 }
@@ -134,5 +136,5 @@ export function stringifyJson(v: JsonValue | undefined): string {
 }
 
 export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RawNumber);
+  return isRecord(v);
 }

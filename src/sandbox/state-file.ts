@@ -2,12 +2,13 @@
 // atomically (a temporary file in the same directory, then rename), so a crash leaves the
 // old file or the new one, never half of one. Rate-limit windows and lockouts are not kept.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../config/atomic.js';
+import { isRecord } from '../json/narrow.js';
 import type { SeedData } from './data.js';
-import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './json.js';
-import type { Store } from './store.js';
-import type { TokenRecord } from './tokens.js';
+import { isJsonObject, parseJson, type JsonObject, type JsonValue } from './exact-json.js';
+import type { Store } from './collections.js';
+import type { TokenRecord } from './token-store.js';
 
 export class StateFileError extends Error {}
 
@@ -18,10 +19,9 @@ export interface SavedState {
 }
 
 function asTokenRecord(v: unknown): TokenRecord | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const r = v as Record<string, unknown>;
-  if (typeof r.name !== 'string' || typeof r.hash !== 'string' || typeof r.last4 !== 'string' || typeof r.createdAt !== 'string') return undefined;
-  return { name: r.name, hash: r.hash, last4: r.last4, createdAt: r.createdAt, person: typeof r.person === 'string' ? r.person : null };
+  if (!isRecord(v)) return undefined;
+  if (typeof v.name !== 'string' || typeof v.hash !== 'string' || typeof v.last4 !== 'string' || typeof v.createdAt !== 'string') return undefined;
+  return { name: v.name, hash: v.hash, last4: v.last4, createdAt: v.createdAt, person: typeof v.person === 'string' ? v.person : null };
 }
 
 /** The saved state, or undefined when the file does not exist yet. */
@@ -72,13 +72,5 @@ export function saveState(file: string, seed: number, tokens: readonly TokenReco
     .map((name) => `${JSON.stringify(name)}:[\n${store.all(name).map((i) => i.json).join(',\n')}\n]`)
     .join(',\n');
   const text = `{"version":1,"seed":${seed},"tokens":${JSON.stringify(tokens)},"collections":{\n${collections}\n}}\n`;
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now().toString(36)}.tmp`;
-  try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  writeFileAtomic(file, text, 0o600);
 }

@@ -4,14 +4,15 @@
 
 import type { IncomingMessage } from 'node:http';
 import { RESOURCES, type Resource } from '../resources.js';
+import { queryPartsWithout } from '../config/url.js';
 import type { SandboxCore } from './core.js';
-import { clientIp, isJsonContentType, MAX_BODY, readBody, splitTarget, type Reply } from './http.js';
-import { isJsonObject, JsonSyntaxError, parseJson, setProperty, type JsonObject, type JsonValue } from './json.js';
+import { clientIp, isJsonContentType, MAX_BODY, readBody, splitTarget, type Reply } from './http-plumbing.js';
+import { isJsonObject, JsonSyntaxError, parseJson, setProperty, type JsonObject, type JsonValue } from './exact-json.js';
 import type { WindowState } from './limits.js';
 import { chooseApiFormat, wantsOpenApiJson, type ApiFormat } from './negotiate.js';
 import { problem, renderCollection, renderObject, renderProblem, type PageView, type Problem } from './render.js';
-import type { Item, Viewer } from './store.js';
-import type { TokenRecord } from './tokens.js';
+import type { Item, Viewer } from './collections.js';
+import type { TokenRecord } from './token-store.js';
 
 export const MAX_ITEMS_PER_PAGE = 100;
 const REALM = 'Bearer realm="platform"';
@@ -185,21 +186,11 @@ function list(resource: Resource, items: readonly Item[], query: string, format:
   const current = page ?? 1;
   const lastPage = Math.max(1, Math.ceil(items.length / size));
   const slice = items.slice((current - 1) * size, current * size);
-  const otherParams = query
-    .split('&')
-    .filter((p) => p !== '' && safeDecode(p.split('=')[0] ?? '') !== 'page')
-    .join('&');
+  const otherParams = queryPartsWithout(query, 'page').join('&');
   const view: PageView = { path: collectionPath, page: current, lastPage, otherParams };
   return { status: 200, body: renderCollection(resource, slice, items.length, format, collectionPath, view), contentType: contentType(format) };
 }
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
-}
 
 function create(core: SandboxCore, resource: Resource, req: IncomingMessage, raw: Buffer | undefined, format: ApiFormat): Reply {
   if (!isJsonContentType(req.headers['content-type'])) {

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { PREFIXES, type SeedData } from './data.js';
-import { stringifyJson, type JsonObject } from './json.js';
+import { stringifyJson, type JsonObject } from './exact-json.js';
 
 export interface Item {
   readonly id: string;

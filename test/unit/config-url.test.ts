@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { baseUrlKey, isLoopbackHost, parseBaseUrl, queryPartsWithout } from '../../src/config/url.js';
+import { UsageError } from '../../src/errors.js';
+
+describe('isLoopbackHost', () => {
+  it('takes exactly the contract\'s loopback names', () => {
+    for (const h of ['localhost', 'LOCALHOST', '::1', '[::1]', '127.0.0.1', '127.1.2.3']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['app.localhost', 'example.invalid', '128.0.0.1', '127.0.0.1.example.invalid', '']) expect(isLoopbackHost(h), h).toBe(false);
+  });
+});
+
+describe('parseBaseUrl', () => {
+  it('keeps an https URL ending in /v1, without query, fragment or trailing slash', () => {
+    expect(parseBaseUrl('https://api.example.invalid/v1/?a=1#x', 'test').href).toBe('https://api.example.invalid/v1');
+  });
+
+  it('allows plain http on loopback only', () => {
+    expect(parseBaseUrl('http://127.0.0.1:8080/v1', 'test').origin).toBe('http://127.0.0.1:8080');
+    expect(() => parseBaseUrl('http://api.example.invalid/v1', 'test')).toThrow(/only travel over https/);
+  });
+
+  it('refuses what is not a usable base URL, naming where it came from', () => {
+    for (const raw of ['not a url', 'ftp://api.example.invalid/v1', 'https://u:p@api.example.invalid/v1', 'https://api.example.invalid/v2']) {
+      expect(() => parseBaseUrl(raw, 'HOSTCTL_BASE_URL'), raw).toThrow(UsageError);
+      expect(() => parseBaseUrl(raw, 'HOSTCTL_BASE_URL'), raw).toThrow(/HOSTCTL_BASE_URL/);
+    }
+  });
+});
+
+describe('baseUrlKey', () => {
+  it('is what parseBaseUrl makes of a base URL, as text', () => {
+    const raw = 'https://api.example.invalid/v1//?page=2#top';
+    expect(baseUrlKey(raw)).toBe(parseBaseUrl(raw, 'test').href);
+    expect(baseUrlKey(new URL(raw))).toBe('https://api.example.invalid/v1');
+  });
+
+  it('is undefined for text that is not a URL', () => {
+    expect(baseUrlKey('not a url')).toBeUndefined();
+  });
+});
+
+describe('queryPartsWithout', () => {
+  it('drops the parts whose decoded key is the one named, and keeps the others as encoded', () => {
+    expect(queryPartsWithout('?page=2&status%5B%5D=a+b&p%61ge=3&pag+e=1', 'page')).toEqual(['status%5B%5D=a+b', 'pag+e=1']);
+    expect(queryPartsWithout('a=1&&page&b=%E0%A4%A', 'page')).toEqual(['a=1', 'b=%E0%A4%A']);
+    expect(queryPartsWithout('', 'page')).toEqual([]);
+  });
+
+  it('keeps a part whose key is not valid percent-encoding, undecoded', () => {
+    expect(queryPartsWithout('%E0%A4%A=1&page=2', '%E0%A4%A')).toEqual(['page=2']);
+  });
+});
