@@ -10,7 +10,8 @@
 
 import { join, dirname } from 'node:path';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
-import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
+import { MAX_HORIZON_MS, parseRateHeaders, retryDelayMs } from './ratelimit.js';
+import type { Layer } from './layers.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -222,6 +223,46 @@ export class BudgetFile {
   on429(sentAt: number, retryMs: number): void {
     this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
   }
+}
+
+export interface BudgetLayerOptions {
+  file: Pick<BudgetFile, 'tryReserve' | 'observe' | 'on429'>;
+  /** The base URL's origin: only requests that carry the token spend its budget. */
+  origin: string;
+  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
+  pace(ms: number): Promise<void>;
+  /** Work that must not eat into a reserved slot (loading undici, making the pool). */
+  ready?(url: URL): Promise<void>;
+  /** Every answer to the token but a 401 (whose headers count failures): the -R state. */
+  onAnswer?(headers: Record<string, string>): void;
+  now(): number;
+}
+
+/**
+ * The budget layer: reserves a slot in the token's shared window before each request
+ * that carries the token, waits while there is none, and corrects the window with the
+ * answer's headers (a 429: blocks every process until its Retry-After).
+ */
+export function budgetLayer(o: BudgetLayerOptions): Layer {
+  return (next) => async (x) => {
+    if (x.url.origin !== o.origin) return next(x);
+    // The pool first: a slot reserved is a slot the server should see at once.
+    await o.ready?.(x.url);
+    let sentAt: number;
+    for (;;) {
+      const r = o.file.tryReserve(x.unpaced === true);
+      if ('sentAt' in r) {
+        sentAt = r.sentAt;
+        break;
+      }
+      await o.pace(Math.max(5, r.waitMs));
+    }
+    const res = await next(x);
+    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS));
+    else if (res.status !== 401) o.file.observe(res.headers, sentAt);
+    if (res.status !== 401) o.onAnswer?.(res.headers);
+    return res;
+  };
 }
 
 /** The platform's documented limit: about 20 requests a minute per token. */
