@@ -232,6 +232,18 @@ export class Context {
     return raw === undefined ? 0 : parseDuration(raw, origin);
   }
 
+  /**
+   * A person at a terminal (stdout or stderr a TTY, CI not true) waits for this run: its
+   * requests go before batch commands' in the shared budget. HOSTCTL_INTERACTIVE=1 or 0
+   * says so instead (tests, wrappers).
+   */
+  interactive(): boolean {
+    const set = this.env.HOSTCTL_INTERACTIVE;
+    if (set === '1' || set === '0') return set === '1';
+    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_INTERACTIVE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_INTERACTIVE=1 (a person waits) or 0 (a batch job), or unset it.');
+    return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && this.env.CI !== 'true';
+  }
+
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
@@ -292,6 +304,7 @@ export class Context {
       const maxWaitMs = this.maxWaitMs();
       const retries = this.retries();
       const cacheMs = this.cacheMaxAgeMs();
+      const interactive = this.interactive();
       const token = await this.token();
       const { HttpClient } = await import('./http/client.js');
       const cache = cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
@@ -309,6 +322,7 @@ export class Context {
         io: this.io,
         env: this.env,
         clock: this.clock,
+        interactive,
       });
     })());
   }

@@ -43,6 +43,11 @@ export interface HttpClientOptions {
   env?: NodeJS.ProcessEnv;
   /** For pacing, budget and retries; default the system clock. */
   clock?: Clock;
+  /**
+   * A person at a terminal waits for this run: it gets the next free slot of the shared
+   * budget before batch commands (Context.interactive()). Default false.
+   */
+  interactive?: boolean;
 }
 
 export interface ApiRequest {
@@ -135,7 +140,7 @@ export class HttpClient {
       now: this.clock.now,
       sleep: this.clock.sleep,
     });
-    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now);
+    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now, options.interactive ? 'interactive' : 'batch');
     this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env });
   }
 
@@ -217,6 +222,7 @@ export class HttpClient {
         file: this.budget,
         origin,
         pace: (ms) => this.rate.pace(ms),
+        defer: (ms) => this.rate.defer(ms),
         ready: async (url) => void (await this.wire.ready(url)),
         onAnswer: (headers) => this.rate.onResponse(headers),
         now: this.clock.now,

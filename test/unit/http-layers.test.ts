@@ -195,6 +195,7 @@ describe('the budget layer', () => {
       },
       observe: (_h: Record<string, string>, sentAt: number) => void calls.push(`observe@${sentAt}`),
       on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
+      withdraw: () => void calls.push('withdraw'),
     };
   }
 
