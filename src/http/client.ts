@@ -15,7 +15,8 @@ import { compose, type Answer, type Exchange, type Layer, type Send } from './la
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
-import { isHtmlType, isJsonType, mediaType, oneLine, statusErrors, statusText, tooDeepError } from './errors.js';
+import { isHtmlType, isJsonType, mediaType, oneLine, tooDeepError } from './errors.js';
+import { statusErrors, statusText } from './status.js';
 import { redirects, resolveUrl } from './origin.js';
 import { wait429 } from './wait429.js';
 import { bearer } from './bearer.js';

@@ -3,9 +3,7 @@
 // sentences with the next step. The token is replaced where every message is written (the
 // sink in io.ts), and before any cut (oneLine), so it never shows.
 
-import { STATUS_CODES } from 'node:http';
 import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
-import type { Layer } from './layers.js';
 
 /** Replaces every occurrence of the token with `****` + its last four. */
 export function scrub(text: string, token: string | undefined): string {
@@ -81,44 +79,6 @@ export interface StatusContext {
   tokenSent?: boolean;
   /** true when a 401's rejected mark could be written nowhere: the next run would send the token again. */
   unrecorded?: boolean;
-}
-
-export function statusText(status: number): string {
-  return STATUS_CODES[status] ?? '';
-}
-
-export interface StatusErrorOptions {
-  /** `hostctl api`: every status is an answer, none an error. */
-  acceptAnyStatus: boolean;
-  /** The base URL's origin: only an answer from it answered the token. */
-  origin: string;
-  /** Whether a 401's rejected mark could be written somewhere (state.recorded). */
-  recorded(): boolean;
-}
-
-/**
- * The error-mapping layer: the final answer's status as a typed error. Outermost, because
- * a status is final only once nothing below acts on it any more: no redirect to follow, no
- * 429 to wait out, no 5xx to resend. (A failure of the network itself is mapped where
- * only it is known how it failed: on the wire, wire.ts.)
- */
-export function statusErrors(o: StatusErrorOptions): Layer {
-  return (next) => async (x) => {
-    const res = await next(x);
-    if ((res.status >= 200 && res.status <= 299) || o.acceptAnyStatus) return res;
-    const url = res.url ?? x.url;
-    const tokenSent = url.origin === o.origin;
-    throw statusError({
-      status: res.status,
-      statusText: statusText(res.status),
-      method: res.method ?? x.method,
-      url,
-      text: res.text,
-      contentType: res.headers['content-type'],
-      tokenSent,
-      unrecorded: res.status === 401 && tokenSent && !o.recorded(),
-    });
-  };
 }
 
 function describeRequest(method: string, url: URL): string {

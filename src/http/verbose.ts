@@ -2,10 +2,10 @@
 // just above the wire, below the token layer, so that it shows every request as sent
 // (each hop, each resend; never an answer from the cache) with the token redacted.
 
-import { STATUS_CODES } from 'node:http';
 import { redact } from '../auth/token.js';
 import { sanitize } from '../output/sanitize.js';
 import { scrub } from './errors.js';
+import { statusText } from './status.js';
 import type { Exchange, Layer } from './layers.js';
 
 export interface VerboseOptions {
@@ -24,7 +24,7 @@ export function verboseLog(o: VerboseOptions): Layer {
     write(requestLines(x, o.secret));
     const started = o.now();
     const res = await next(x);
-    const lines = [`< ${res.status} ${STATUS_CODES[res.status] ?? ''} (${Math.round(o.now() - started)} ms)`.replace('  ', ' ')];
+    const lines = [`< ${res.status} ${statusText(res.status)} (${Math.round(o.now() - started)} ms)`.replace('  ', ' ')];
     for (const [name, value] of Object.entries(res.headers)) lines.push(`< ${name}: ${value}`);
     write(lines);
     return res;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
 import { compose, type Answer, type Exchange, type Layer } from '../../src/http/layers.js';
-import { statusErrors } from '../../src/http/errors.js';
+import { statusErrors } from '../../src/http/status.js';
 import { MAX_REDIRECTS, nextHop, redirects, resolveUrl } from '../../src/http/origin.js';
 import { MAX_429_RETRIES, wait429 } from '../../src/http/wait429.js';
 import { bearer } from '../../src/http/bearer.js';
