@@ -7,6 +7,7 @@ import { AuthError, UsageError } from './errors.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { parseBaseUrl } from './config/url.js';
+import { oneLine } from './output/sanitize.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
 import { StateStore, type RateState } from './config/state.js';
 import { formatRateLine } from './output/rate-line.js';
@@ -156,6 +157,18 @@ export class Context {
     return raw === undefined ? 0 : parseDuration(raw, origin);
   }
 
+  /**
+   * A person at a terminal (stdout or stderr a TTY, CI not true) waits for this run: its
+   * requests go before batch commands' in the shared budget. HOSTCTL_INTERACTIVE=1 or 0
+   * says so instead (tests, wrappers).
+   */
+  interactive(): boolean {
+    const set = this.env.HOSTCTL_INTERACTIVE;
+    if (set === '1' || set === '0') return set === '1';
+    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_INTERACTIVE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_INTERACTIVE=1 (a person waits) or 0 (a batch job), or unset it.');
+    return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && this.env.CI !== 'true';
+  }
+
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }
@@ -216,6 +229,7 @@ export class Context {
       const maxWaitMs = this.maxWaitMs();
       const retries = this.retries();
       const cacheMs = this.cacheMaxAgeMs();
+      const interactive = this.interactive();
       const token = await this.token();
       const { HttpClient } = await import('./http/client.js');
       const cache = cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
@@ -233,6 +247,7 @@ export class Context {
         io: this.io,
         env: this.env,
         clock: this.clock,
+        interactive,
       });
     })());
   }

@@ -59,6 +59,15 @@ export interface PollDeps {
   onRound?(round: { matched: number; total: number; nextInMs: number }): void;
 }
 
+/**
+ * The spinner's account of a poll loop (wait and --watch): when the next poll goes out,
+ * and how many requests the token's shared budget has left (when it knows).
+ */
+export function nextPollText(nextInMs: number, budgetLeft: number | undefined): string {
+  const left = budgetLeft === undefined ? '' : `, budget ${budgetLeft} ${budgetLeft === 1 ? 'request' : 'requests'} left`;
+  return `next poll in ${Math.ceil(nextInMs / 1000)}s${left} (Ctrl-C to stop)`;
+}
+
 export interface PollResult {
   found: Map<string, unknown>;
   rounds: number;
@@ -107,14 +116,11 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   try {
     result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
       fetch: () => fetchByIds(http, resource, ids, true),
-      now: Date.now,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
       budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),
       onRound: ({ matched, total, nextInMs }) => {
-        const left = http.budgetLeft();
-        spinner.text(
-          `Waiting: ${matched} of ${total} met ${conditions.map(describe).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s${left === undefined ? '' : `, budget ${left} requests left`} (Ctrl-C to stop)`,
-        );
+        spinner.text(`Waiting: ${matched} of ${total} met ${conditions.map(describe).join(' and ')}; ${nextPollText(nextInMs, http.budgetLeft())}`);
       },
     });
   } finally {

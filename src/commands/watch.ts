@@ -39,7 +39,7 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
   const format = ctx.outputFormat();
   const fields = ctx.fields();
   const http = await ctx.http();
-  const [{ createPrinter }, { pollInterval }, { POLL_SHARE }] = await Promise.all([import('../output/format.js'), import('../http/budget.js'), import('./wait.js')]);
+  const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../output/format.js'), import('../http/budget.js'), import('./wait.js')]);
   const append = format === 'ndjson' || format === 'tsv';
   const redraw = format === 'table' && ctx.io.stdoutIsTTY;
   let shown = new Map<string, string>();
@@ -80,6 +80,13 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
     }
     const perRound = Math.max(1, opts.requestsPerRound?.() ?? 1);
     const wait = Math.max(intervalMs, pollInterval(http.budgetSnapshot(), POLL_SHARE) * perRound);
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    // On a terminal (stderr), the spinner says when the next poll goes; it is stopped
+    // before the next round prints, so that a redrawn table counts only its own lines.
+    const spinner = await ctx.io.spinner(`Watching ${items.length} ${items.length === 1 ? resource.singular : resource.name}: ${nextPollText(wait, http.budgetLeft())}`);
+    try {
+      await ctx.clock.sleep(wait);
+    } finally {
+      spinner.stop();
+    }
   }
 }

@@ -13,6 +13,10 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
                       place (~/.config/hostctl on Linux). For tests and portable installs.
   HOSTCTL_CACHE       accept answers up to this old from the local cache (same as
                       --cache, e.g. 10m); off by default.
+  HOSTCTL_INTERACTIVE 1: a person waits for this run, so its requests get the next
+                      free slots of the token's shared budget before batch commands';
+                      0: a batch job. Default: 1 when stdout or stderr is a terminal
+                      and CI is not "true".
   NO_COLOR            any value: no colour (same as --no-color).
   FORCE_COLOR         1, 2 or 3: colour even into a pipe; 0: none. It wins over NO_COLOR.
   COLUMNS             the width of tables when stdout is not a terminal (default 80).

@@ -10,8 +10,9 @@
 
 import { join, dirname } from 'node:path';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
-import { MAX_HORIZON_MS, parseRateHeaders } from './ratelimit.js';
+import { MAX_HORIZON_MS, parseRateHeaders, retryDelayMs } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
+import type { Layer } from './layers.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -34,6 +35,12 @@ export type Send = [reservedAt: number, countedBy: number];
 export interface BudgetData {
   /** Ascending by reservation. */
   sends: Send[];
+  /**
+   * Interactive commands waiting for a slot, by waiter ID: when the entry lapses (the
+   * waiter's wake-up, plus WAITER_GRACE_MS). While one is pending, batch commands leave
+   * it the next free slot.
+   */
+  waiters?: Record<string, number>;
   limit?: number;
   /** The window's length, learned from the responses; unknown until one is seen. */
   windowMs?: number;
@@ -52,7 +59,22 @@ export const SLOT_MARGIN_MS = 10;
 const KEEP_MS = MAX_HORIZON_MS;
 const MAX_SENDS = 2_000;
 
-export type Decision = { ok: true } | { ok: false; waitMs: number };
+export type Decision = { ok: true } | { ok: false; waitMs: number; deferred?: true };
+
+/**
+ * Who asks for a slot. `interactive`: a person at a terminal, who gets the next free slot
+ * before batch commands (scripts, CI, loops) that were waiting longer.
+ */
+export type Priority = 'interactive' | 'batch';
+
+/**
+ * How long an interactive waiter's claim outlives its expected wake-up: its timer may fire
+ * late on a busy machine; a waiter that died (Ctrl-C) holds batch commands up this long.
+ */
+export const WAITER_GRACE_MS = 1_000;
+/** A batch command that defers to an interactive waiter looks again this often. */
+export const DEFER_STEP_MS = 100;
+const MAX_WAITERS = 64;
 
 /** Requests in the server's window that were not sent from this machine. */
 function foreign(d: BudgetData, now: number): number {
@@ -65,8 +87,38 @@ function foreign(d: BudgetData, now: number): number {
   return Math.max(0, used - ours);
 }
 
-/** Whether a request may be sent now, or how long to wait before asking again. */
-export function decide(d: BudgetData, now: number): Decision {
+/** Interactive waiters still pending at `now`, but `self`: how many, and the last to lapse. */
+export function pendingWaiters(d: BudgetData, now: number, self?: string): { count: number; until: number } {
+  let count = 0;
+  let until = now;
+  for (const [id, lapses] of Object.entries(d.waiters ?? {})) {
+    if (id === self || lapses <= now) continue;
+    count++;
+    until = Math.max(until, lapses);
+  }
+  return { count, until };
+}
+
+/**
+ * Whether a request may be sent now, or how long to wait before asking again. A batch
+ * command leaves as many free slots as there are interactive waiters pending (rechecking
+ * every DEFER_STEP_MS: the waiter takes its slot as soon as its timer fires); an
+ * interactive one takes any free slot.
+ */
+export function decide(d: BudgetData, now: number, priority: Priority = 'batch', self?: string): Decision {
+  const verdict = slots(d, now);
+  if (!('free' in verdict)) return verdict;
+  if (priority === 'batch') {
+    const pending = pendingWaiters(d, now, self);
+    if (pending.count > 0 && verdict.free !== undefined && verdict.free <= pending.count) {
+      return { ok: false, waitMs: Math.max(1, Math.min(DEFER_STEP_MS, pending.until - now)), deferred: true };
+    }
+  }
+  return { ok: true };
+}
+
+/** The window alone: how many slots are free now (undefined: some, how many unknown), or how long until one is. */
+function slots(d: BudgetData, now: number): { free: number | undefined } | { ok: false; waitMs: number } {
   if (d.blockedUntil !== undefined && d.blockedUntil > now) return { ok: false, waitMs: d.blockedUntil - now };
   const { limit, windowMs, view } = d;
   if (limit !== undefined && windowMs !== undefined) {
@@ -78,7 +130,7 @@ export function decide(d: BudgetData, now: number): Decision {
       .sort((a, b) => a - b);
     const other = foreign(d, now);
     const used = inWindow.length + other;
-    if (used < limit) return { ok: true };
+    if (used < limit) return { free: limit - used };
     const i = used - limit;
     const free = i < inWindow.length ? inWindow[i]! + windowMs + SLOT_MARGIN_MS : (view?.at ?? now) + windowMs;
     return { ok: false, waitMs: Math.max(1, free - now) };
@@ -86,10 +138,25 @@ export function decide(d: BudgetData, now: number): Decision {
   if (view && view.resetAt !== undefined && view.resetAt > now) {
     // Only the server's last word: its remaining, less what was sent since.
     const since = d.sends.filter(([reservedAt]) => reservedAt > view.sentAt).length;
-    if (view.remaining - since > 0) return { ok: true };
+    if (view.remaining - since > 0) return { free: view.remaining - since };
     return { ok: false, waitMs: view.resetAt - now };
   }
-  return { ok: true };
+  return { free: undefined };
+}
+
+/** An interactive waiter's claim on the next free slot, until `lapses`. */
+export function register(d: BudgetData, id: string, lapses: number, now: number): BudgetData {
+  const live = Object.entries(d.waiters ?? {}).filter(([other, t]) => other !== id && t > now);
+  const waiters = Object.fromEntries([...live.slice(-(MAX_WAITERS - 1)), [id, lapses]]);
+  return { ...d, waiters };
+}
+
+/** The waiter `id` no longer waits (it got its slot, or gave up). */
+export function withdraw(d: BudgetData, id: string, now: number): BudgetData {
+  if (!d.waiters) return d;
+  const live = Object.entries(d.waiters).filter(([other, t]) => other !== id && t > now);
+  const { waiters: _gone, ...rest } = d;
+  return live.length > 0 ? { ...rest, waiters: Object.fromEntries(live) } : rest;
 }
 
 function prune(sends: readonly Send[], now: number): Send[] {
@@ -160,6 +227,10 @@ export function normalizeBudget(raw: unknown): BudgetData {
     const at = finiteNumber(v.at);
     if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: finiteNumber(v.resetAt) };
   }
+  if (isRecord(raw.waiters)) {
+    const waiters = Object.entries(raw.waiters).filter((e): e is [string, number] => finiteNumber(e[1]) !== undefined && (e[1] as number) - Date.now() <= MAX_HORIZON_MS);
+    if (waiters.length > 0) d.waiters = Object.fromEntries(waiters.slice(-MAX_WAITERS));
+  }
   if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
   if (d.blockedUntil !== undefined && d.blockedUntil - Date.now() > MAX_HORIZON_MS) d.blockedUntil = undefined;
   return d;
@@ -171,10 +242,13 @@ const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'p
 /** The budget file of one token, beside the state file. */
 export class BudgetFile {
   readonly path: string;
+  /** This client's name among the waiters. */
+  readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   constructor(
     stateFile: string,
     fingerprint: string,
     private readonly now: () => number = Date.now,
+    private readonly priority: Priority = 'batch',
   ) {
     this.path = join(dirname(stateFile), 'budget', `${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}.json`);
   }
@@ -196,16 +270,27 @@ export class BudgetFile {
     return normalizeBudget(readJsonFile(this.path));
   }
 
-  /** Reserves a slot now and returns its time, or says how long to wait first. */
-  tryReserve(force = false): { sentAt: number } | { waitMs: number } {
-    return this.update<{ sentAt: number } | { waitMs: number }>(
+  /**
+   * Reserves a slot now and returns its time, or says how long to wait first (`deferred`:
+   * only because an interactive command goes first). An interactive client that must wait
+   * registers as a waiter until it gets its slot.
+   */
+  tryReserve(force = false): { sentAt: number } | { waitMs: number; deferred?: true } {
+    return this.update<{ sentAt: number } | { waitMs: number; deferred?: true }>(
       (d, now) => {
-        const decision = force ? ({ ok: true } as const) : decide(d, now);
-        if (!decision.ok) return { result: { waitMs: decision.waitMs } };
-        return { data: reserve(d, now), result: { sentAt: now } };
+        const decision = force ? ({ ok: true } as const) : decide(d, now, this.priority, this.id);
+        if (decision.ok) return { data: reserve(withdraw(d, this.id, now), now), result: { sentAt: now } };
+        const result = decision.deferred ? { waitMs: decision.waitMs, deferred: true as const } : { waitMs: decision.waitMs };
+        if (this.priority === 'batch') return { result };
+        return { data: register(d, this.id, now + decision.waitMs + WAITER_GRACE_MS, now), result };
       },
       { sentAt: this.now() },
     );
+  }
+
+  /** Gives up waiting (--no-wait, --max-wait, Ctrl-C): batch commands need not defer any more. */
+  withdraw(): void {
+    this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
   }
 
   observe(headers: Record<string, string>, sentAt: number): void {
@@ -215,6 +300,54 @@ export class BudgetFile {
   on429(sentAt: number, retryMs: number): void {
     this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
   }
+}
+
+export interface BudgetLayerOptions {
+  file: Pick<BudgetFile, 'tryReserve' | 'observe' | 'on429' | 'withdraw'>;
+  /** The base URL's origin: only requests that carry the token spend its budget. */
+  origin: string;
+  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
+  pace(ms: number): Promise<void>;
+  /** Waits `ms` while an interactive command takes the next slot: short, so without a note. */
+  defer?(ms: number): Promise<void>;
+  /** Work that must not eat into a reserved slot (loading undici, making the pool). */
+  ready?(url: URL): Promise<void>;
+  /** Every answer to the token but a 401 (whose headers count failures): the -R state. */
+  onAnswer?(headers: Record<string, string>): void;
+  now(): number;
+}
+
+/**
+ * The budget layer: reserves a slot in the token's shared window before each request
+ * that carries the token, waits while there is none, and corrects the window with the
+ * answer's headers (a 429: blocks every process until its Retry-After).
+ */
+export function budgetLayer(o: BudgetLayerOptions): Layer {
+  return (next) => async (x) => {
+    if (x.url.origin !== o.origin) return next(x);
+    // The pool first: a slot reserved is a slot the server should see at once.
+    await o.ready?.(x.url);
+    let sentAt: number;
+    try {
+      for (;;) {
+        const r = o.file.tryReserve(x.unpaced === true);
+        if ('sentAt' in r) {
+          sentAt = r.sentAt;
+          break;
+        }
+        const ms = Math.max(5, r.waitMs);
+        await (r.deferred && o.defer ? o.defer(ms) : o.pace(ms));
+      }
+    } catch (err) {
+      o.file.withdraw();
+      throw err;
+    }
+    const res = await next(x);
+    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS));
+    else if (res.status !== 401) o.file.observe(res.headers, sentAt);
+    if (res.status !== 401) o.onAnswer?.(res.headers);
+    return res;
+  };
 }
 
 /** The platform's documented limit: about 20 requests a minute per token. */

@@ -1,12 +1,19 @@
 // The request path as a short pipeline of layers, in the spirit of undici's interceptors:
 // each layer owns one concern, wraps the next one, and can be tested alone against a
-// stub `next`. HttpClient composes them around the one exchange on the wire.
+// stub `next`. HttpClient composes them around the one exchange on the wire (its
+// pipeline() says in which order, and why).
 
 export interface Exchange {
   method: string;
   url: URL;
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
+  /**
+   * Goes out even when the shared budget says the window is spent (`rate-limit
+   * --refresh`). Only the request as first sent: a redirect hop or a resend after a 429
+   * is paced.
+   */
+  unpaced?: boolean;
 }
 
 export interface Answer {
@@ -14,6 +21,9 @@ export interface Answer {
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   text: string;
+  /** Set by the redirect layer: the hop that answered, when the answer passed through it. */
+  url?: URL;
+  method?: string;
 }
 
 export type Send = (x: Exchange) => Promise<Answer>;

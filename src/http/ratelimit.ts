@@ -132,6 +132,17 @@ export class RateLimiter {
     return this.waitFor(ms, 'paced');
   }
 
+  /**
+   * Waits `ms` while an interactive command takes the next free slot (budget.ts): a short
+   * wait, without a note or a countdown, within --max-wait; --no-wait does not end it (the
+   * window is not spent: should it turn out so, pace() says it).
+   */
+  async defer(ms: number): Promise<void> {
+    if (!this.canWait(ms)) return this.waitFor(ms, 'paced');
+    this.waitedMs += ms;
+    await this.sleep(ms);
+  }
+
   /** Waits `ms` before resending a GET that met a transient failure (src/http/retry.ts). */
   retryAfter(ms: number, reason: string, attempt: number, of: number): Promise<void> {
     return this.waitFor(ms, 'retry', `${reason}; retry ${attempt} of ${of}`);

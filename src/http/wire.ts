@@ -1,0 +1,168 @@
+// The wire: one exchange over undici (a keep-alive pool, loaded on the first request, so
+// paths that send nothing never pay for it), its body read up to a cap, and every failure
+// of the network mapped to a NetworkError (only here is it known whether it timed out,
+// broke off mid-response or went through a proxy). The layers above decide what to send.
+
+import type { Dispatcher } from 'undici';
+import { ApiError, HostctlError } from '../errors.js';
+import { isLoopbackHost } from '../config/url.js';
+import { networkError } from './errors.js';
+import type { Answer, Exchange } from './layers.js';
+
+/** The most a response body may hold; past it the response is dropped. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Error and redirect bodies are only read for a one-line detail. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+type Undici = typeof import('undici');
+
+let undiciModule: Promise<Undici> | undefined;
+function loadUndici(): Promise<Undici> {
+  // undici is CommonJS. Bundled with code splitting, esbuild gives its dynamic import a
+  // chunk whose only export is `default`; unbundled (tests), Node gives named exports.
+  return (undiciModule ??= import('undici').then((m: Undici | { default: Undici }) => ('Agent' in m ? m : m.default)));
+}
+
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+
+/** Whether NO_PROXY (curl's rules: *, host, .domain, *.domain, optional :port) names this URL's host. */
+export function noProxyMatches(url: URL, noProxy: string | undefined): boolean {
+  if (!noProxy) return false;
+  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  for (const raw of noProxy.split(/[\s,]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (!entry) continue;
+    if (entry === '*') return true;
+    const m = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\](?=:\d+$|$)/g, ''));
+    const name = (m?.[1] ?? entry).replace(/^\*?\./, '');
+    if (m?.[2] !== undefined && m[2] !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+export interface WireOptions {
+  timeoutMs: number;
+  /** For the proxy variables. */
+  env: NodeJS.ProcessEnv;
+}
+
+export class Wire {
+  /** Requests actually sent (each redirect hop and each resend counts). */
+  sent = 0;
+  private dispatcher?: Dispatcher;
+  private proxyDispatcher?: Dispatcher;
+
+  constructor(private readonly o: WireOptions) {}
+
+  /**
+   * Loads undici and makes the pool for a URL. HTTPS_PROXY, HTTP_PROXY and NO_PROXY are
+   * honoured through undici's EnvHttpProxyAgent, except for loopback hosts, which never
+   * go through a proxy (as in Go's net/http, and so gh): the sandbox on 127.0.0.1 must
+   * keep working in a shell that has a corporate proxy set.
+   */
+  async ready(url: URL): Promise<{ undici: Undici; dispatcher: Dispatcher }> {
+    const undici = await loadUndici();
+    const opts = {
+      keepAliveTimeout: 10_000,
+      connect: { timeout: this.o.timeoutMs },
+      headersTimeout: this.o.timeoutMs,
+      bodyTimeout: this.o.timeoutMs,
+    };
+    const env = this.o.env;
+    // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
+    // does not blame a proxy the request never went through.
+    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);
+    if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent(opts)) };
+    return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
+  }
+
+  /**
+   * One exchange, body read (capped). `keepErrorBody`: an error's body is read whole, as
+   * a success's (`hostctl api` prints it).
+   */
+  async send(a: Exchange, keepErrorBody: boolean): Promise<Answer> {
+    const { undici, dispatcher } = await this.ready(a.url);
+    const viaProxy = dispatcher === this.proxyDispatcher;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.o.timeoutMs);
+    let midResponse = false;
+    try {
+      this.sent++;
+      const res = await undici.request(a.url, {
+        method: a.method as Dispatcher.HttpMethod,
+        headers: a.headers,
+        body: a.body === undefined ? undefined : typeof a.body === 'string' ? a.body : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength),
+        dispatcher,
+        signal: controller.signal,
+      });
+      midResponse = true;
+      const headers = flattenHeaders(res.headers);
+      const ok = res.statusCode >= 200 && res.statusCode <= 299;
+      const text = await readBody(res.body, a, headers, ok || keepErrorBody ? MAX_BODY_BYTES : MAX_ERROR_BODY_BYTES, ok || keepErrorBody);
+      return { status: res.statusCode, headers, text };
+    } catch (err) {
+      if (err instanceof HostctlError) throw err;
+      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, viaProxy });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    const pools = [this.dispatcher, this.proxyDispatcher];
+    this.dispatcher = this.proxyDispatcher = undefined;
+    // destroy, not close: nothing is in flight once a command ends, and idle keep-alive
+    // sockets must not hold the process open.
+    for (const d of pools) if (d) await d.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * Reads a body up to `cap` bytes. Past the cap a body we need whole is an error; an
+ * error page is simply cut (only its first line of detail is used).
+ */
+async function readBody(body: Dispatcher.ResponseData['body'], a: Exchange, headers: Record<string, string>, cap: number, mustBeWhole: boolean): Promise<string> {
+  const tooBig = () =>
+    new ApiError(
+      `The API sent more than ${Math.round(cap / 1024 / 1024)} MiB for ${a.method} ${a.url.pathname}${a.url.search}; hostctl stopped reading it.`,
+      'Ask for less at a time (for example --limit, or a narrower query).',
+    );
+  const declared = Number(headers['content-length']);
+  if (mustBeWhole && Number.isFinite(declared) && declared > cap) {
+    body.destroy();
+    throw tooBig();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    if (size + buf.length > cap) {
+      if (mustBeWhole) {
+        body.destroy();
+        throw tooBig();
+      }
+      chunks.push(buf.subarray(0, cap - size));
+      size = cap;
+      body.destroy();
+      break;
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}

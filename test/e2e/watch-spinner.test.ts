@@ -1,0 +1,47 @@
+// `--watch` on a terminal (issue 13): between rounds the spinner line says when the next
+// poll goes and how many requests the token's shared budget has left, as `wait` does.
+// A real pseudo-terminal (`script`); Ctrl-C ends the watch once the line has been seen.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInPtyInteractive, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+
+let sandbox: Sandbox;
+let config: { path: string; cleanup(): void };
+
+beforeAll(async () => {
+  // 100 a minute: one poll's share is 1.2 s, below the 2 s interval asked for below.
+  sandbox = await startSandbox(['--rate-limit', '100', '--window', '60']);
+  config = tmpDir('hostctl-watch-spinner-');
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  config?.cleanup();
+});
+
+// CI=true turns spinners off (see IO); this test is about a person's terminal.
+const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined });
+
+describe('--watch on a terminal', () => {
+  it('the spinner shows the next poll and the budget left, and Ctrl-C ends the watch', { timeout: 60_000 }, async () => {
+    const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ publicId: 'ap-spinwatch001', name: 'spin', status: 'running' }]),
+    });
+    expect(res.ok).toBe(true);
+    const line = /Watching 1 app: next poll in (\d+)s, budget (\d+) requests left \(Ctrl-C to stop\)/;
+    const r = await runInPtyInteractive(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], [{ waitFor: line, send: '\u0003' }], {
+      env: env(),
+      timeoutMs: 50_000,
+    });
+    expect(r.stdout).toContain('ap-spinwatch001');
+    const m = line.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    expect(Number(m![1])).toBe(2);
+    // One request (or two, if a second round went out first) of 100 in the window.
+    expect(Number(m![2])).toBeGreaterThanOrEqual(97);
+    expect(Number(m![2])).toBeLessThanOrEqual(99);
+    // Interrupted by Ctrl-C: 130, the contract's code for it.
+    expect(r.code).toBe(130);
+  });
+});

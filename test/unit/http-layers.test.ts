@@ -1,0 +1,226 @@
+// Each layer of the request path alone, driven by a stub `next` that records what reached
+// it and answers from a script: no server, no clock but an injected one.
+
+import { describe, expect, it } from 'vitest';
+import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
+import { compose, type Answer, type Exchange, type Layer } from '../../src/http/layers.js';
+import { statusErrors } from '../../src/http/status.js';
+import { MAX_REDIRECTS, nextHop, redirects, resolveUrl } from '../../src/http/origin.js';
+import { MAX_429_RETRIES, wait429 } from '../../src/http/wait429.js';
+import { bearer } from '../../src/http/bearer.js';
+import { verboseLog } from '../../src/http/verbose.js';
+import { budgetLayer } from '../../src/http/budget.js';
+
+const ORIGIN = 'https://api.example.invalid';
+const SECRET = 'hct_layers_TEST_secret_0123456789';
+const get = (path = '/v1/apps', over: Partial<Exchange> = {}): Exchange => ({ method: 'GET', url: new URL(`${ORIGIN}${path}`), headers: { accept: 'application/json' }, body: undefined, ...over });
+const answer = (status: number, headers: Record<string, string> = {}, text = ''): Answer => ({ status, headers, text });
+
+/** A stub `next`: answers from the script (the last one repeats), records every exchange. */
+function drive(layer: Layer, script: Answer[]) {
+  const seen: Exchange[] = [];
+  const send = compose([layer], async (x) => {
+    seen.push(x);
+    return script[Math.min(seen.length - 1, script.length - 1)]!;
+  });
+  return { send, seen };
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('error mapping (statusErrors)', () => {
+  const layer = (acceptAnyStatus = false, recorded = true) => statusErrors({ acceptAnyStatus, origin: ORIGIN, recorded: () => recorded });
+
+  it('passes a 2xx through, and any status with acceptAnyStatus', async () => {
+    expect((await drive(layer(), [answer(204)]).send(get())).status).toBe(204);
+    expect((await drive(layer(true), [answer(404)]).send(get())).status).toBe(404);
+  });
+
+  it('maps a final status to its typed error, naming the hop that answered', async () => {
+    const err = await rejection(drive(layer(), [{ ...answer(404), url: new URL(`${ORIGIN}/v1/moved`), method: 'GET' }]).send(get('/v1/apps', { method: 'POST' })));
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err.message).toContain('GET /v1/moved');
+  });
+
+  it('a 401 from another origin blames the redirect; an unrecorded 401 says the mark is missing', async () => {
+    const elsewhere = await rejection(drive(layer(), [{ ...answer(401), url: new URL('https://other.invalid/x') }]).send(get()));
+    expect(elsewhere).toBeInstanceOf(ApiError);
+    expect(elsewhere.message).toMatch(/sends the token only to the base URL's origin/);
+    const unrecorded = await rejection(drive(layer(false, false), [answer(401)]).send(get()));
+    expect(unrecorded).toBeInstanceOf(AuthError);
+    expect(unrecorded.message).toMatch(/could not record/);
+  });
+});
+
+describe('origin guard and redirects', () => {
+  it('resolveUrl keeps paths under the base URL and refuses other origins', () => {
+    const base = new URL(`${ORIGIN}/v1`);
+    expect(resolveUrl(base, 'apps').href).toBe(`${ORIGIN}/v1/apps`);
+    expect(resolveUrl(base, '//evil.invalid/x').origin).toBe(ORIGIN);
+    expect(() => resolveUrl(base, 'https://evil.invalid/v1/apps')).toThrow(/only to the base URL's origin/);
+  });
+
+  it('follows a redirect, and the answer names the hop that gave it', async () => {
+    const notes: string[] = [];
+    const { send, seen } = drive(redirects({ origin: ORIGIN, note: (l) => notes.push(l) }), [answer(302, { location: '/v1/elsewhere' }), answer(200)]);
+    const res = await send(get());
+    expect(seen.map((x) => x.url.pathname)).toEqual(['/v1/apps', '/v1/elsewhere']);
+    expect(res.url?.pathname).toBe('/v1/elsewhere');
+    expect(notes).toEqual([`* following redirect to ${ORIGIN}/v1/elsewhere`]);
+  });
+
+  it('another origin gets only harmless headers, and the note says it goes without the token', async () => {
+    const notes: string[] = [];
+    const { send, seen } = drive(redirects({ origin: ORIGIN, note: (l) => notes.push(l) }), [answer(307, { location: 'https://cdn.example.invalid/a' }), answer(200)]);
+    await send(get('/v1/apps', { headers: { accept: 'application/json', cookie: 'c=1', 'x-api-key': 'k' } }));
+    expect(seen[1]!.headers).toEqual({ accept: 'application/json' });
+    expect(notes[0]).toMatch(/another origin: without the token/);
+  });
+
+  it('refuses plain http off loopback, and a body resent to another origin, sending nothing there', async () => {
+    const plain = drive(redirects({ origin: ORIGIN }), [answer(301, { location: 'http://api.example.invalid/v1/apps' })]);
+    expect((await rejection(plain.send(get()))).message).toMatch(/plain http/);
+    expect(plain.seen).toHaveLength(1);
+    const body = drive(redirects({ origin: ORIGIN }), [answer(307, { location: 'https://other.invalid/x' })]);
+    expect((await rejection(body.send(get('/v1/apps', { method: 'POST', body: '{}' })))).message).toMatch(/resend the request body/);
+    expect(body.seen).toHaveLength(1);
+  });
+
+  it('a hop is never unpaced; 303 turns a POST into a GET without body', () => {
+    const hop = nextHop(get('/v1/apps', { method: 'POST', body: '{}', unpaced: true, headers: { 'content-type': 'application/json' } }), 303, '/v1/x');
+    expect(hop).toEqual({ method: 'GET', url: new URL(`${ORIGIN}/v1/x`), headers: {}, body: undefined });
+  });
+
+  it(`stops after ${MAX_REDIRECTS} hops`, async () => {
+    const { send, seen } = drive(redirects({ origin: ORIGIN }), [answer(302, { location: '/v1/loop' })]);
+    expect((await rejection(send(get()))).message).toMatch(/more than 5 times/);
+    expect(seen).toHaveLength(MAX_REDIRECTS + 1);
+  });
+});
+
+describe('the 429 wait', () => {
+  it('waits as told and resends the same exchange, paced', async () => {
+    const waits: Array<[Record<string, string>, string | undefined]> = [];
+    const { send, seen } = drive(
+      wait429({ on429: async (h, d) => void waits.push([h, d]) }),
+      [answer(429, { 'retry-after': '3', 'content-type': 'application/json' }, '{"detail":"slow down"}'), answer(200)],
+    );
+    expect((await send(get('/v1/apps', { unpaced: true }))).status).toBe(200);
+    expect(waits).toEqual([[{ 'retry-after': '3', 'content-type': 'application/json' }, '"slow down"']]);
+    expect(seen.map((x) => x.unpaced)).toEqual([true, false]);
+  });
+
+  it('a wait that is not allowed ends it (the error of on429)', async () => {
+    const { send, seen } = drive(
+      wait429({
+        on429: () => Promise.reject(new RateLimitError('no wait', 'hint')),
+      }),
+      [answer(429)],
+    );
+    expect(await rejection(send(get()))).toBeInstanceOf(RateLimitError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it(`gives the 429 back after ${MAX_429_RETRIES} resends`, async () => {
+    const { send, seen } = drive(wait429({ on429: async () => undefined }), [answer(429)]);
+    expect((await send(get())).status).toBe(429);
+    expect(seen).toHaveLength(MAX_429_RETRIES + 1);
+  });
+});
+
+describe('the token layer (bearer)', () => {
+  function marks() {
+    const m = new Map<string, number>();
+    return { m, rejected: (fp: string) => m.get(fp), markRejected: (fp: string, status: number) => void m.set(fp, status) };
+  }
+
+  it('adds the token for the base origin only, and strips any Authorization elsewhere', async () => {
+    const store = marks();
+    const { send, seen } = drive(bearer({ origin: ORIGIN, secret: SECRET, fingerprint: 'fp', marks: store }), [answer(200)]);
+    await send(get());
+    await send({ ...get(), url: new URL('https://other.invalid/x'), headers: { authorization: 'Bearer leaked' } });
+    expect(seen[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(seen[1]!.headers).not.toHaveProperty('authorization');
+  });
+
+  it('a 401 marks the token, and a marked token is never sent again', async () => {
+    const store = marks();
+    const { send, seen } = drive(bearer({ origin: ORIGIN, secret: SECRET, fingerprint: 'fp', marks: store }), [answer(401), answer(200)]);
+    expect((await send(get())).status).toBe(401);
+    expect(store.m.get('fp')).toBe(401);
+    expect(await rejection(send(get()))).toBeInstanceOf(AuthError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a 401 from another origin, and a 403, mark nothing', async () => {
+    const store = marks();
+    const { send } = drive(bearer({ origin: ORIGIN, secret: SECRET, fingerprint: 'fp', marks: store }), [answer(401), answer(403)]);
+    await send({ ...get(), url: new URL('https://other.invalid/x') });
+    await send(get());
+    expect(store.m.size).toBe(0);
+  });
+});
+
+describe('the verbose log', () => {
+  it('logs each exchange with the token redacted and the time from the injected clock', async () => {
+    let text = '';
+    let t = 1_000;
+    const layer = verboseLog({ write: (s) => (text += s), secret: SECRET, now: () => (t += 25) });
+    const { send } = drive(layer, [answer(200, { 'x-echo': SECRET })]);
+    await send({ ...get(), headers: { authorization: `Bearer ${SECRET}` }, body: 'abc' });
+    expect(text).toContain(`> GET ${ORIGIN}/v1/apps\n`);
+    expect(text).toContain('> (body: 3 bytes)');
+    expect(text).toContain('< 200 OK (25 ms)');
+    expect(text).not.toContain(SECRET);
+  });
+});
+
+describe('the budget layer', () => {
+  function file(waits: number[]) {
+    const calls: string[] = [];
+    let n = 0;
+    return {
+      calls,
+      tryReserve: (force = false) => {
+        calls.push(`reserve${force ? '!' : ''}`);
+        const w = waits[n++];
+        return w === undefined ? { sentAt: 100 + n } : { waitMs: w };
+      },
+      observe: (_h: Record<string, string>, sentAt: number) => void calls.push(`observe@${sentAt}`),
+      on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
+      withdraw: () => void calls.push('withdraw'),
+    };
+  }
+
+  it('waits until a slot is reserved, then sends and corrects the budget with the answer', async () => {
+    const f = file([40, 2]);
+    const paced: number[] = [];
+    const answers: Record<string, string>[] = [];
+    const { send } = drive(
+      budgetLayer({ file: f, origin: ORIGIN, pace: async (ms) => void paced.push(ms), onAnswer: (h) => answers.push(h), now: () => 0 }),
+      [answer(200, { 'x-ratelimit-remaining': '3' })],
+    );
+    await send(get());
+    // At least 5 ms between asks, not a busy loop.
+    expect(paced).toEqual([40, 5]);
+    expect(f.calls).toEqual(['reserve', 'reserve', 'reserve', 'observe@103']);
+    expect(answers).toEqual([{ 'x-ratelimit-remaining': '3' }]);
+  });
+
+  it('an unpaced exchange forces its slot; another origin spends none; a 429 blocks, a 401 teaches nothing', async () => {
+    const f = file([]);
+    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(200), answer(429, { 'retry-after': '2' }), answer(401)]);
+    await send(get('/v1/apps', { unpaced: true }));
+    await send({ ...get(), url: new URL('https://other.invalid/x') });
+    await send(get());
+    await send(get());
+    expect(f.calls).toEqual(['reserve!', 'observe@101', 'reserve', '429@102:2000', 'reserve']);
+  });
+});
