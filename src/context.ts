@@ -10,6 +10,7 @@ import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { StateStore, type RateState } from './config/state.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
+import type { GlobalOptions } from './global-options.js';
 
 /** Resends of a GET after a transient failure; the same as src/http/retry.ts (not imported: start-up). */
 const DEFAULT_RETRIES = 2;
@@ -17,27 +18,7 @@ const DEFAULT_RETRIES = 2;
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
 
-/** The global options, as commander hands them over (optsWithGlobals). */
-export interface GlobalOptions {
-  baseUrl?: string;
-  profile?: string;
-  json?: boolean;
-  output?: string;
-  fields?: string;
-  /** --jq EXPR, run over the JSON output (output/jq.ts). */
-  jq?: string;
-  rateLimit?: boolean;
-  /** false with --no-wait */
-  wait?: boolean;
-  maxWait?: string;
-  retries?: string;
-  cache?: string;
-  timeout?: string;
-  verbose?: boolean;
-  quiet?: boolean;
-  /** false with --no-color */
-  color?: boolean;
-}
+export type { GlobalOptions };
 
 // Exactly the contract's list. Not `*.localhost`: where the resolver is `files dns` (most
 // Linux), such a name is asked of the DNS server, which could point it anywhere, and the

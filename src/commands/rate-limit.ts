@@ -4,10 +4,21 @@
 import { formatRateLine, type Context } from '../context.js';
 import type { RateState } from '../config/state.js';
 import { ApiError } from '../errors.js';
+import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
-export interface RateLimitOptions {
-  refresh?: boolean;
+export function rateLimitCommand(): CommandUnknownOpts {
+  return rateLimitDefinition().action(withContext(async (ctx, _args, opts) => rateLimitRun(ctx, opts)));
 }
+
+function rateLimitDefinition() {
+  return command('rate-limit')
+    .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
+    .examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining'])
+    .seeAlso(['rate-limit'])
+    .option('--refresh', 'spend one request to update it');
+}
+
+export type RateLimitOptions = OptionsOf<typeof rateLimitDefinition>;
 
 /** What `--json` prints; null where the API has not said. */
 export interface RateReport {

@@ -3,14 +3,15 @@
 // prints --help, so a flag is written once, in its definition. scripts/gen-docs.mjs writes
 // the files; a test fails when the committed ones differ. Never loaded by hostctl itself.
 
-import type { Argument, Command, Help, Option } from 'commander';
+import type { Command as SandboxProgram } from 'commander';
+import type { Argument, CommandUnknownOpts as Command, Help, Option } from '@commander-js/extra-typings';
 import { HostctlCommand, commandPath, manPageName } from './command.js';
 import { HELP_TOPICS } from './names.js';
 import { TOPIC_TEXT } from './topics.js';
 
 /** The sandbox parses its own flags: the program's `sandbox` is a stand-in for them. */
 export interface SandboxDefinition {
-  program: Command;
+  program: SandboxProgram;
   examples: readonly string[];
 }
 
@@ -52,7 +53,8 @@ function collect(program: HostctlCommand, sandbox: SandboxDefinition): Entry[] {
 function entry(cmd: Command, sandbox: SandboxDefinition | undefined): Entry {
   const help: Help = cmd.createHelp();
   const optionRows = (list: Option[]) => list.map((o) => ({ term: help.optionTerm(o), description: help.optionDescription(o) }));
-  const own = sandbox ? sandbox.program : cmd;
+  // The same class at run time; only its typings (commander's own) differ.
+  const own = sandbox ? (sandbox.program as unknown as Command) : cmd;
   const ownHelp = own.createHelp();
   return {
     cmd,

@@ -2,7 +2,7 @@
 // with the topics' texts: no other command loads it. It shares no class with the program
 // (a chunk has its own copies), so it answers with data and cli.ts raises the error.
 
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { HELP_TOPICS } from './names.js';
 import { TOPIC_TEXT } from './topics.js';
 
