@@ -71,7 +71,7 @@ export interface ArgumentSpec {
 }
 
 /** A CommandSpec with its parent, as the walk needs it. */
-interface Cmd extends CommandSpec {
+export interface Cmd extends CommandSpec {
   parent: Cmd | null;
   commands: Cmd[];
 }
@@ -109,6 +109,11 @@ async function commandTree(): Promise<Cmd> {
     const { buildProgram } = await import('../cli.js');
     spec = completionSpec(buildProgram());
   }
+  return linkSpec(spec);
+}
+
+/** The spec with each command linked to its parent, as complete() walks it. */
+export function linkSpec(spec: CommandSpec): Cmd {
   const link = (s: CommandSpec, parent: Cmd | null): Cmd => {
     const cmd: Cmd = { ...s, parent, commands: [] };
     cmd.commands = s.commands.map((c) => link(c, cmd));
