@@ -170,7 +170,7 @@ export function complete(words: readonly string[], env: NodeJS.ProcessEnv, progr
   const walk = walkWords(program, prior);
   const sources = new Sources(env, walk.values);
 
-  // The sandbox parses its own flags (see cli.ts); its completion would need a second list.
+  // The sandbox parses its own flags (see commands/sandbox.ts); its completion would need a second list.
   if (walk.cmd.name === 'sandbox') return [];
 
   if (walk.pending) return filter(listValues(walk.pending, optionValues(walk.pending, walk, sources), current), current);

@@ -90,7 +90,7 @@ function getCommand(r: Resource) {
   return getDefinition(r).action(withContext(async (ctx, [ids], opts) => getRun(ctx, r, ids, opts)));
 }
 
-function waitCommand(r: Resource) {
+function waitDefinition(r: Resource) {
   return command('wait')
     .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
     .examples([`hostctl ${r.name} wait ${idHint(r)} --for status=running`, `hostctl ${r.name} wait ${idHint(r)} ${idHint(r)} --for status!=deploying --deadline 5m`])
@@ -102,13 +102,18 @@ function waitCommand(r: Resource) {
         .default([] as string[]),
     )
     .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
-    .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)")
-    .action(
-      withContext(async (ctx, [ids], opts) => {
-        const { waitRun } = await import('./wait.js');
-        await waitRun(ctx, r, ids, opts);
-      }),
-    );
+    .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
+}
+
+export type WaitOptions = OptionsOf<typeof waitDefinition>;
+
+function waitCommand(r: Resource) {
+  return waitDefinition(r).action(
+    withContext(async (ctx, [ids], opts) => {
+      const { waitRun } = await import('./wait.js');
+      await waitRun(ctx, r, ids, opts);
+    }),
+  );
 }
 
 /** The longest URL one batch `get` sends; longer batches are split. */
