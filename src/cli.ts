@@ -81,16 +81,17 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
       "hostctl api /apps --paginate --json | jq 'length'",
     ])
     .version(VERSION, '--version', 'print the version');
+  const output = {
+    writeOut: (s: string) => out.write(s),
+    writeErr: (s: string) => err.write(s),
+    getOutHelpWidth: () => rt.stdout.columns ?? 80,
+    getErrHelpWidth: () => rt.stderr.columns ?? 80,
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
   const shared = (cmd: CommandUnknownOpts) =>
     cmd
-      .configureOutput({
-        writeOut: (s) => out.write(s),
-        writeErr: (s) => err.write(s),
-        getOutHelpWidth: () => rt.stdout.columns ?? 80,
-        getErrHelpWidth: () => rt.stderr.columns ?? 80,
-        getOutHasColors: () => false,
-        getErrHasColors: () => false,
-      })
+      .configureOutput(output)
       .helpOption('-h, --help', 'show help')
       .showSuggestionAfterError(true)
       .configureHelp(TEACHING_HELP)
