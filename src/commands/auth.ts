@@ -6,6 +6,7 @@ import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors
 import type { Token, TokenSource } from '../auth/token.js';
 import { checkProfileName, type Storage } from '../config/config.js';
 import { addSecret, type IO } from '../io.js';
+import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 
 export function authCommand(): HostctlCommand {
@@ -139,7 +140,7 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
   try {
     // Any 2xx is not enough: a web server's welcome page at the base URL would pass. The
     // answer must be the API's JSON, or nothing is stored (json() throws otherwise).
-    (await client.request({ path: '/apps' })).json();
+    (await client.request({ path: PROBE_PATH })).json();
   } catch (err) {
     if (err instanceof AuthError) {
       throw new AuthError(
@@ -286,7 +287,7 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
   if (o.check && token && !failure) {
     try {
       const http = await ctx.http();
-      (await http.request({ path: '/apps' })).json();
+      (await http.request({ path: PROBE_PATH })).json();
       report.check = 'accepted';
     } catch (err) {
       failure = err;

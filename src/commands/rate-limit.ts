@@ -4,6 +4,7 @@
 import { formatRateLine, type Context } from '../context.js';
 import type { RateState } from '../config/state.js';
 import { ApiError } from '../errors.js';
+import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
 export function rateLimitCommand(): CommandUnknownOpts {
@@ -65,10 +66,9 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
     const http = await ctx.http();
     const spinner = await ctx.io.spinner('Asking the API…');
     try {
-      // The cheapest request the platform documents: the first page of apps. Its body is
-      // not needed, only the X-RateLimit headers every response carries.
+      // Its body is not needed, only the X-RateLimit headers every response carries.
       // Unpaced: the point is to learn the state, which the stored one may have wrong.
-      const res = await http.request({ path: '/apps', unpaced: true });
+      const res = await http.request({ path: PROBE_PATH, unpaced: true });
       const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
       if (!hasRateHeaders(parseRateHeaders(res.headers, Date.now()))) {
         throw new ApiError(
