@@ -105,8 +105,6 @@ function waitDefinition(r: Resource) {
     .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
 }
 
-export type WaitOptions = OptionsOf<typeof waitDefinition>;
-
 function waitCommand(r: Resource) {
   return waitDefinition(r).action(
     withContext(async (ctx, [ids], opts) => {

@@ -7,9 +7,15 @@ import type { Context } from '../context.js';
 import { parseDuration } from '../context.js';
 import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
 import type { Resource } from '../resources.js';
-import { checkIds, fetchByIds, type WaitOptions } from './resource.js';
+import { checkIds, fetchByIds } from './resource.js';
 import { fieldValue } from '../output/fields.js';
 import { stringifyJson } from '../output/json.js';
+
+export interface WaitOptions {
+  for?: string[];
+  deadline?: string;
+  interval?: string;
+}
 
 export interface Condition {
   field: string;
