@@ -102,7 +102,7 @@ const SEPARATE = {
   'jq-wasm': ['jq-wasm', 'jq-wasm'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
   // `hostctl help <topic>`: the topics' texts, which no other command reads.
-  './help/run.js': ['help', './src/help/run.ts'],
+  '../help/run.js': ['help', './src/help/run.ts'],
 };
 
 async function buildSeparate() {

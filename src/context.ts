@@ -13,6 +13,7 @@ import { StateStore, type RateState } from './config/state.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
+import type { GlobalOptions } from './global-options.js';
 
 /** Resends of a GET after a transient failure; the same as src/http/retry.ts (not imported: start-up). */
 const DEFAULT_RETRIES = 2;
@@ -20,27 +21,7 @@ const DEFAULT_RETRIES = 2;
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
 
-/** The global options, as commander hands them over (optsWithGlobals). */
-export interface GlobalOptions {
-  baseUrl?: string;
-  profile?: string;
-  json?: boolean;
-  output?: string;
-  fields?: string;
-  /** --jq EXPR, run over the JSON output (output/jq.ts). */
-  jq?: string;
-  rateLimit?: boolean;
-  /** false with --no-wait */
-  wait?: boolean;
-  maxWait?: string;
-  retries?: string;
-  cache?: string;
-  timeout?: string;
-  verbose?: boolean;
-  quiet?: boolean;
-  /** false with --no-color */
-  color?: boolean;
-}
+export type { GlobalOptions };
 
 export class Context {
   readonly io: IO;

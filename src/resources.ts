@@ -126,6 +126,13 @@ export const RESOURCES: readonly Resource[] = [
   },
 ];
 
+/**
+ * The cheapest request the platform documents: the first page of apps. Sent to check a
+ * token (`auth login`, `auth status --check`) and to read the rate limit (`rate-limit
+ * --refresh`), whose answers need only its status and headers.
+ */
+export const PROBE_PATH = '/apps';
+
 export function findResource(nameOrAlias: string): Resource | undefined {
   return RESOURCES.find((r) => r.name === nameOrAlias || r.aliases.includes(nameOrAlias));
 }

@@ -2,7 +2,8 @@
 // adds tomorrow, through the same HTTP core (token, rate limit, redirects, typed errors)
 // and the same output layer as every other command.
 
-import { readFile } from 'node:fs/promises';
+import { promises } from 'node:fs';
+import { Argument, Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { ApiError, UsageError } from '../errors.js';
 import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
@@ -14,16 +15,46 @@ import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } fro
 import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
 import { isRecord } from '../json/narrow.js';
+import { completes } from '../help/hints.js';
+import { collect, command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
-export interface ApiOptions {
-  method?: string;
-  rawField: string[];
-  field: string[];
-  input?: string;
-  header: string[];
-  include?: boolean;
-  paginate?: boolean;
+export function apiCommand(): CommandUnknownOpts {
+  return apiDefinition().action(withContext(async (ctx, [path], opts) => apiRun(ctx, path, opts)));
 }
+
+function apiDefinition() {
+  return command('api')
+    .description('Call any endpoint with the same auth, rate-limit handling and output')
+    .examples([
+      'hostctl api /apps',
+      "hostctl api '/apps?publicId[]=ap-…' --json | jq '.[0].name'",
+      'hostctl api /apps --paginate -o ndjson',
+      'hostctl api -X POST /apps -f name=demo -F replicas=2',
+      'hostctl api /docs -i',
+      'hostctl api getApp -f publicId=ap-…   # method and path from the reference (hostctl docs --operations)',
+      'hostctl api listApps -f itemsPerPage=5',
+    ])
+    .seeAlso(['formatting', 'rate-limit', 'exit-codes'])
+    .addArgument(
+      completes(
+        new Argument('<path|operationId>', "path relative to the base URL (/apps), an absolute URL of the same origin, or an operation's name from the reference (getApp)"),
+        'api-targets',
+      ),
+    )
+    .addOption(
+      completes(new Option('-X, --method <method>', "HTTP method (default GET, or POST with fields or input; an operationId's from the reference)"), {
+        values: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      }),
+    )
+    .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [] as string[])
+    .option('-F, --field <key=value>', 'add a typed field: numbers, true/false, null, @file (repeatable)', collect, [] as string[])
+    .addOption(completes(new Option('--input <file>', 'the request body from a file, or - for stdin'), 'files'))
+    .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [] as string[])
+    .option('-i, --include', 'print the status line and headers before the body')
+    .option('--paginate', 'follow next pages and concatenate the arrays');
+}
+
+export type ApiOptions = OptionsOf<typeof apiDefinition>;
 
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -166,7 +197,8 @@ async function readSource(ctx: Context, source: string, what: string): Promise<B
   if (source === '-') return readStdin(ctx.io.stdin);
   if (source === '') throw new UsageError(`${what} names no file.`, 'Give a file name, or - for stdin.');
   try {
-    return await readFile(source);
+    // fs.promises loads on first use; a static import of node:fs/promises would load it on every run.
+    return await promises.readFile(source);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');

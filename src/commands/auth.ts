@@ -1,16 +1,59 @@
-// auth login / status / logout / token. The token is printed by `auth token` only; every
-// other message shows `…` and its last four characters at most.
+// `hostctl auth login|status|logout|token`. The token is printed by `auth token` only;
+// every other message shows `…` and its last four characters at most.
 
 import { VERSION, type Context } from '../context.js';
 import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors.js';
-import { makeToken, preview, storageLabel, type Token, type TokenSource } from '../auth/token.js';
-import { checkProfileName, pruneProfile, updateConfig } from '../config/store.js';
-import type { Storage } from '../config/config.js';
+import type { Token, TokenSource } from '../auth/token.js';
+import { checkProfileName, type Storage } from '../config/config.js';
 import { addSecret, type IO } from '../io.js';
+import { PROBE_PATH } from '../resources.js';
+import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 
-export interface LoginOptions {
-  withToken?: boolean;
-  insecureStorage?: boolean;
+export function authCommand(): HostctlCommand {
+  const auth = command('auth')
+    .description('Log in, check and remove the stored token')
+    .examples(['hostctl auth login --base-url https://api.example.com/v1', 'hostctl auth status --check', 'hostctl auth logout'])
+    .seeAlso(['environment', 'exit-codes']);
+  auth.addCommand(loginDefinition().action(withContext(async (ctx, _args, opts) => loginRun(ctx, opts))));
+  auth.addCommand(statusDefinition().action(withContext(async (ctx, _args, opts) => statusRun(ctx, opts))));
+  auth.addCommand(
+    command('logout')
+      .description("Remove the profile's stored token")
+      .examples(['hostctl auth logout', 'hostctl --profile staging auth logout'])
+      .seeAlso(['environment'])
+      .action(withContext(async (ctx) => logoutRun(ctx))),
+  );
+  auth.addCommand(
+    command('token')
+      .description('Print the token to stdout (for piping)')
+      .examples(['hostctl auth token | pbcopy', 'curl -H "Authorization: Bearer $(hostctl auth token)" "$(hostctl config get profiles.default.baseUrl)/apps"'])
+      .seeAlso(['environment'])
+      .action(withContext(async (ctx) => tokenRun(ctx))),
+  );
+  return auth;
+}
+
+function loginDefinition() {
+  return command('login')
+    .description('Check a token with one request, then store it in the OS keychain')
+    .examples([
+      'hostctl auth login --base-url https://api.example.com/v1',
+      'hostctl auth login --with-token < token.txt',
+      'hostctl --profile staging auth login --base-url https://staging.example.com/v1',
+    ])
+    .seeAlso(['environment', 'exit-codes'])
+    .option('--with-token', 'read the token from stdin (for CI)')
+    .option('--insecure-storage', 'store the token in a 0600 file instead of the keychain');
+}
+
+export type LoginOptions = OptionsOf<typeof loginDefinition>;
+
+function statusDefinition() {
+  return command('status')
+    .description('Show the profile, base URL, token source and …last4 (no request unless --check)')
+    .examples(['hostctl auth status', 'hostctl auth status --check', 'hostctl --profile staging auth status --json'])
+    .seeAlso(['environment', 'exit-codes'])
+    .option('--check', 'send one request to check the token');
 }
 
 /** Bearer tokens are visible ASCII (RFC 6750); anything else is a paste accident. */
@@ -97,7 +140,7 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
   try {
     // Any 2xx is not enough: a web server's welcome page at the base URL would pass. The
     // answer must be the API's JSON, or nothing is stored (json() throws otherwise).
-    (await client.request({ path: '/apps' })).json();
+    (await client.request({ path: PROBE_PATH })).json();
   } catch (err) {
     if (err instanceof AuthError) {
       throw new AuthError(
@@ -122,6 +165,7 @@ function rejectedError(at: number): AuthError {
 }
 
 export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
+  const [{ makeToken, preview, storageLabel }, { updateConfig }] = await Promise.all([import('../auth/token.js'), import('../config/store.js')]);
   const profile = checkProfileName(ctx.profileName());
   const baseUrl = ctx.baseUrl();
   // Every flag is checked before the user is asked for the token.
@@ -213,9 +257,8 @@ function profileOrigin(ctx: Context): string {
   return ctx.config().defaultProfile ? 'defaultProfile in config' : 'default';
 }
 
-
-export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<void> {
-  const { dataPrinter } = await import('../output/format.js');
+export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefinition>): Promise<void> {
+  const [{ dataPrinter }, { preview, storageLabel }] = await Promise.all([import('../output/format.js'), import('../auth/token.js')]);
   const printer = await dataPrinter(ctx);
   const profile = ctx.profileName();
   const prof = ctx.profile();
@@ -244,7 +287,7 @@ export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<v
   if (o.check && token && !failure) {
     try {
       const http = await ctx.http();
-      (await http.request({ path: '/apps' })).json();
+      (await http.request({ path: PROBE_PATH })).json();
       report.check = 'accepted';
     } catch (err) {
       failure = err;
@@ -261,17 +304,17 @@ export async function statusRun(ctx: Context, o: { check?: boolean }): Promise<v
     await printer.add([report]);
     await printer.end('single');
   } else {
-    ctx.io.out(formatStatus(report, ctx));
+    ctx.io.out(formatStatus(report, (source) => storageLabel(source, report.profile, ctx.env)));
   }
   if (failure) throw failure;
 }
 
-function formatStatus(r: StatusReport, ctx: Context): string {
+function formatStatus(r: StatusReport, storageLabel: (source: TokenSource) => string): string {
   const lines: [string, string][] = [];
   lines.push(['Profile', `${r.profile} (${r.profileFrom})`]);
   lines.push(['Base URL', r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlFrom})` : 'not set']);
   if (r.tokenSource && r.token) {
-    let from = storageLabel(r.tokenSource, r.profile, ctx.env);
+    let from = storageLabel(r.tokenSource);
     if (r.tokenSource === 'env' && r.storage) from += ` (overrides the token stored in the ${r.storage === 'file' ? 'file' : 'keychain'})`;
     lines.push(['Token', `${r.token} from ${from}`]);
   } else {
@@ -290,6 +333,7 @@ function formatStatus(r: StatusReport, ctx: Context): string {
 }
 
 export async function logoutRun(ctx: Context): Promise<void> {
+  const [{ storageLabel }, { pruneProfile, updateConfig }] = await Promise.all([import('../auth/token.js'), import('../config/store.js')]);
   const profile = checkProfileName(ctx.profileName());
   const prof = ctx.profile();
   const removed: string[] = [];

@@ -1,6 +1,7 @@
 // The engine behind the shell scripts in completions/: `hostctl __complete <words…>`.
-// It walks the same commander tree that parses real commands, so a new command or flag
-// completes without touching this file. It runs on every Tab press, so it reads only the
+// It walks the same commander tree that parses real commands, and a flag's value or an
+// argument completes by the hint its definition carries (src/help/hints.ts), so a new
+// command or flag completes without touching this file. It runs on every Tab press, so it reads only the
 // config and state files: no request, no keychain, no HTTP or table modules, and in dist/
 // not even commander: the build reads the tree off the program once (completionSpec) and
 // bakes it in as data.
@@ -12,7 +13,7 @@
 
 import { oneLine } from '../output/sanitize.js';
 import { writeSync } from 'node:fs';
-import type { Command, Option } from 'commander';
+import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
 import { StateStore } from '../config/state.js';
@@ -20,6 +21,7 @@ import { baseUrlKey } from '../config/url.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 import { HELP_TOPICS } from '../help/names.js';
+import { completionHint, type CompletionHint } from '../help/hints.js';
 
 export interface Candidate {
   value: string;
@@ -29,8 +31,6 @@ export interface Candidate {
 /** The directive line that asks the shell to complete file names. */
 export const FILES_DIRECTIVE = ':files';
 
-const SHELLS = ['bash', 'zsh', 'fish'];
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** What `config get|set|unset` accepts for each profile (the contract's config keys). */
 const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'];
 const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output', 'cache'];
@@ -48,6 +48,8 @@ export interface CommandSpec {
   description: string;
   /** The command's own visible options, as help lists them (global ones are the parents'). */
   options: OptionSpec[];
+  /** Its arguments, in order; the last may take many words. */
+  arguments: ArgumentSpec[];
   /** The subcommands help lists, commander's implicit `help` included. */
   listed: { name: string; aliases: string[]; description: string }[];
   /** Every subcommand, for walking the words. */
@@ -61,10 +63,16 @@ export interface OptionSpec {
   required: boolean;
   optional: boolean;
   argChoices?: string[];
+  complete?: CompletionHint;
+}
+
+export interface ArgumentSpec {
+  variadic: boolean;
+  complete?: CompletionHint;
 }
 
 /** A CommandSpec with its parent, as the walk needs it. */
-interface Cmd extends CommandSpec {
+export interface Cmd extends CommandSpec {
   parent: Cmd | null;
   commands: Cmd[];
 }
@@ -83,7 +91,9 @@ export function completionSpec(cmd: Command): CommandSpec {
       required: o.required,
       optional: o.optional,
       argChoices: o.argChoices,
+      complete: completionHint(o),
     })),
+    arguments: cmd.registeredArguments.map((a: Argument) => ({ variadic: a.variadic, complete: completionHint(a) })),
     listed: help.visibleCommands(cmd).map((c) => ({ name: c.name(), aliases: c.aliases(), description: c.description() })),
     commands: cmd.commands.map(completionSpec),
   };
@@ -100,6 +110,11 @@ async function commandTree(): Promise<Cmd> {
     const { buildProgram } = await import('../cli.js');
     spec = completionSpec(buildProgram());
   }
+  return linkSpec(spec);
+}
+
+/** The spec with each command linked to its parent, as complete() walks it. */
+export function linkSpec(spec: CommandSpec): Cmd {
   const link = (s: CommandSpec, parent: Cmd | null): Cmd => {
     const cmd: Cmd = { ...s, parent, commands: [] };
     cmd.commands = s.commands.map((c) => link(c, cmd));
@@ -156,7 +171,7 @@ export function complete(words: readonly string[], env: NodeJS.ProcessEnv, progr
   const walk = walkWords(program, prior);
   const sources = new Sources(env, walk.values);
 
-  // The sandbox parses its own flags (see cli.ts); its completion would need a second list.
+  // The sandbox parses its own flags (see commands/sandbox.ts); its completion would need a second list.
   if (walk.cmd.name === 'sandbox') return [];
 
   if (walk.pending) return filter(listValues(walk.pending, optionValues(walk.pending, walk, sources), current), current);
@@ -282,7 +297,7 @@ function subcommandCandidates(cmd: Cmd): Candidate[] {
  * carrying the items before it; items already given are not offered again.
  */
 function listValues(opt: OptionSpec, values: Candidate[] | 'files', current: string): Candidate[] | 'files' {
-  if (opt.long !== '--fields' || values === 'files') return values;
+  if (opt.complete !== 'fields' || values === 'files') return values;
   const comma = current.lastIndexOf(',');
   const before = current.slice(0, comma + 1);
   const given = new Set(before.split(',').filter(Boolean));
@@ -291,29 +306,7 @@ function listValues(opt: OptionSpec, values: Candidate[] | 'files', current: str
 
 function optionValues(opt: OptionSpec, walk: Walk, sources: Sources): Candidate[] | 'files' {
   if (opt.argChoices) return opt.argChoices.map((value) => ({ value }));
-  const relation = resourceOf(walk.cmd)?.relations?.find((r) => `--${r.flag}` === opt.long);
-  if (relation) return sources.ids(relation.target);
-  switch (opt.long) {
-    case '--profile':
-      return sources.profiles();
-    case '--environment':
-      return sources.ids('environments');
-    case '--input':
-      return 'files';
-    case '--method':
-      return METHODS.map((value) => ({ value }));
-    case '--for': {
-      const resource = resourceOf(walk.cmd);
-      return resource ? ['status', ...resource.columns.filter((c) => c !== 'status')].map((c) => ({ value: `${c}=` })) : [];
-    }
-    case '--fields': {
-      // The declared columns, then every field seen in this resource's objects before.
-      const resource = resourceOf(walk.cmd);
-      return resource ? [...new Set(['publicId', ...resource.columns, ...sources.fields(resource.name)])].map((value) => ({ value })) : [];
-    }
-    default:
-      return [];
-  }
+  return hintValues(opt.complete, walk, sources);
 }
 
 /** The resource a `list`/`get`/`wait` command belongs to. */
@@ -323,25 +316,44 @@ function resourceOf(cmd: Cmd) {
 
 function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   const { cmd, args } = walk;
-  const group = cmd.parent?.name;
-  const resource = resourceOf(cmd);
-  if (resource && (cmd.name === 'get' || cmd.name === 'wait')) {
-    const given = new Set(args);
-    return sources.ids(resource.name).filter((c) => !given.has(c.value));
+  const last = cmd.arguments[cmd.arguments.length - 1];
+  const arg = cmd.arguments[args.length] ?? (last?.variadic ? last : undefined);
+  const values = arg ? hintValues(arg.complete, walk, sources) : [];
+  if (values === 'files') return [];
+  // IDs already given are not offered again.
+  return typeof arg?.complete === 'object' && 'ids' in arg.complete ? values.filter((c) => !args.includes(c.value)) : values;
+}
+
+/** The candidates a definition's hint stands for (src/help/hints.ts). */
+function hintValues(hint: CompletionHint | undefined, walk: Walk, sources: Sources): Candidate[] | 'files' {
+  if (hint === undefined) return [];
+  if (typeof hint === 'object') {
+    if ('values' in hint) return hint.values.map((value) => ({ value }));
+    if ('ids' in hint) return sources.ids(hint.ids);
+    const resource = findResource(hint.conditions);
+    return resource ? ['status', ...resource.columns.filter((c) => c !== 'status')].map((c) => ({ value: `${c}=` })) : [];
   }
-  if (group === 'config') {
-    if (args.length === 0 && cmd.name !== 'list' && cmd.name !== 'path') {
-      return sources.configKeys(cmd.name === 'set' ? SETTABLE_PROFILE_KEYS : PROFILE_KEYS);
+  switch (hint) {
+    case 'files':
+      return 'files';
+    case 'profiles':
+      return sources.profiles();
+    case 'fields': {
+      // The declared columns, then every field seen in this resource's objects before.
+      const resource = resourceOf(walk.cmd);
+      return resource ? [...new Set(['publicId', ...resource.columns, ...sources.fields(resource.name)])].map((value) => ({ value })) : [];
     }
-    if (args.length === 1 && cmd.name === 'set') return configValues(args[0] ?? '', sources);
-    return [];
+    case 'config-keys':
+      return sources.configKeys(PROFILE_KEYS);
+    case 'settable-config-keys':
+      return sources.configKeys(SETTABLE_PROFILE_KEYS);
+    case 'config-value':
+      return configValues(walk.args[0] ?? '', sources);
+    case 'api-targets':
+      return [...RESOURCES.map((r) => ({ value: r.path, description: r.description })), ...sources.operationIds()];
+    case 'help':
+      return walk.cmd.parent && !walk.cmd.parent.parent ? helpCandidates(walk.cmd.parent, walk.args) : [];
   }
-  if (cmd.name === 'completion' && args.length === 0) return SHELLS.map((value) => ({ value }));
-  if (cmd.name === 'help' && cmd.parent && !cmd.parent.parent) return helpCandidates(cmd.parent, args);
-  if (cmd.name === 'api' && args.length === 0) {
-    return [...RESOURCES.map((r) => ({ value: r.path, description: r.description })), ...sources.operationIds()];
-  }
-  return [];
 }
 
 /** `hostctl help <Tab>`: the topics and the commands, then the subcommands of what was given. */

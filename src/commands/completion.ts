@@ -6,14 +6,32 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { HostctlError, UsageError } from '../errors.js';
+import { completes } from '../help/hints.js';
+import { command, withContext, type CommandUnknownOpts } from './define.js';
 
 export const SCRIPT_FILES: Readonly<Record<string, string>> = {
   bash: 'hostctl.bash',
   zsh: '_hostctl',
   fish: 'hostctl.fish',
 };
+
+export function completionCommand(): CommandUnknownOpts {
+  return (
+    command('completion')
+      .description('Print the shell completion script')
+      // The same lines as docs/completion.md's, which a test runs in a fresh home directory.
+      .examples([
+        `echo 'source <(hostctl completion bash)' >> ~/.bashrc`,
+        `echo 'source <(hostctl completion zsh)' >> ~/.zshrc`,
+        'mkdir -p ~/.config/fish/completions && hostctl completion fish > ~/.config/fish/completions/hostctl.fish',
+      ])
+      .addArgument(completes(new Argument('<shell>', 'bash, zsh or fish'), { values: Object.keys(SCRIPT_FILES) }))
+      .action(withContext(async (ctx, [shell]) => completionRun(ctx, shell)))
+  );
+}
 
 export async function completionRun(ctx: Context, shell: string): Promise<void> {
   ctx.io.out(completionScript(shell));

@@ -1,12 +1,42 @@
 // config list | get | set | unset | path. Reads are plain JSON reads (config.ts); writes
 // go through conf under a lock (config/store.ts). The config never holds a token.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import type { ConfigData } from '../config/config.js';
 import { configFile } from '../config/paths.js';
-import { keyPath, parseKey, parseValue, pruneProfile, updateConfig, type ConfigKey } from '../config/store.js';
+import type { ConfigKey } from '../config/store.js';
+import { completes } from '../help/hints.js';
+import { command, withContext, type HostctlCommand } from './define.js';
 
 type Verb = 'list' | 'get' | 'set' | 'unset' | 'path';
+
+export function configCommand(): HostctlCommand {
+  const config = command('config')
+    .description('Read and change settings (profiles, base URL, output)')
+    .examples([
+      'hostctl config set profiles.default.baseUrl https://api.example.com/v1',
+      'hostctl config set profiles.default.output json',
+      'hostctl config set defaultProfile staging',
+      'hostctl config list',
+    ])
+    .seeAlso(['environment']);
+  const verb = (name: Verb, description: string, examples: string[], args: Argument[] = []) => {
+    const cmd = command(name).description(description).examples(examples).seeAlso(['environment']);
+    for (const arg of args) cmd.addArgument(arg);
+    config.addCommand(cmd.action(withContext(async (ctx) => configRun(ctx, name, cmd.args))));
+  };
+  const key = () => completes(new Argument('<key>'), 'config-keys');
+  verb('list', 'show all settings', ['hostctl config list', 'hostctl config list --json']);
+  verb('get', 'print one setting, e.g. profiles.default.baseUrl', ['hostctl config get profiles.default.baseUrl', 'hostctl config get defaultProfile'], [key()]);
+  verb('set', 'change one setting', ['hostctl config set profiles.default.output json', 'hostctl config set defaultProfile staging'], [
+    completes(new Argument('<key>'), 'settable-config-keys'),
+    completes(new Argument('<value>'), 'config-value'),
+  ]);
+  verb('unset', 'remove one setting', ['hostctl config unset profiles.default.output', 'hostctl config unset defaultProfile'], [key()]);
+  verb('path', 'print where the config file lives', ['hostctl config path', 'cat "$(hostctl config path)"']);
+  return config;
+}
 
 /** Every setting as `key=value` pairs, in a stable order. */
 export function flatten(config: ConfigData): [string, string][] {
@@ -29,8 +59,9 @@ function lookup(config: ConfigData, k: ConfigKey): string | undefined {
 }
 
 
-export async function configRun(ctx: Context, verb: Verb, args: string[]): Promise<void> {
+export async function configRun(ctx: Context, verb: Verb, args: readonly string[]): Promise<void> {
   const [key = '', value = ''] = args;
+  const { keyPath, parseKey, parseValue, pruneProfile, updateConfig } = await import('../config/store.js');
   switch (verb) {
     case 'path':
       ctx.io.out(`${configFile(ctx.env)}\n`);

@@ -3,20 +3,38 @@
 // reference as OpenAPI JSON, kept for a day: src/reference/), and `docs diff`, what the
 // beta changed since the kept copy.
 
-import { spawn } from 'node:child_process';
 import type { Context } from '../context.js';
 import { HostctlError, UsageError } from '../errors.js';
-import { extractOperations, type Operation } from '../reference/operations.js';
+import type { Operation } from '../reference/operations.js';
+import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
-export interface DocsOptions {
-  open?: boolean;
-  operations?: boolean;
-  refresh?: boolean;
+export function docsCommand(): CommandUnknownOpts {
+  const docs = docsDefinition().action(withContext(async (ctx, _args, opts) => docsRun(ctx, opts)));
+  docs.addCommand(diffDefinition().action(withContext(async (ctx, _args, opts) => docsDiffRun(ctx, opts))));
+  return docs;
 }
 
-export interface DiffOptions {
-  exitStatus?: boolean;
+function docsDefinition() {
+  return command('docs')
+    .description('Print the URL of the generated API reference, list its operations, or show what changed')
+    .examples(['hostctl docs', 'hostctl docs --operations', 'hostctl docs --operations --json | jq -r ".[].operationId"', 'hostctl docs --refresh', 'hostctl docs diff --exit-status'])
+    .seeAlso(['formatting'])
+    .option('--open', 'open the reference in the browser')
+    .option('--operations', 'list method, path and summary of each operation (the reference is kept for a day)')
+    .option('--refresh', 'fetch the reference again now and keep it');
 }
+
+export type DocsOptions = OptionsOf<typeof docsDefinition>;
+
+function diffDefinition() {
+  return command('diff')
+    .description('Show operations added, removed and changed since the kept reference, then keep the current one')
+    .examples(['hostctl docs diff', 'hostctl docs diff --json', 'hostctl docs diff --exit-status -o tsv   # in CI: fail when the beta changed'])
+    .seeAlso(['formatting', 'exit-codes'])
+    .option('--exit-status', 'exit 1 when something changed (for CI)');
+}
+
+export type DiffOptions = OptionsOf<typeof diffDefinition>;
 
 export interface OperationRow {
   method: string;
@@ -65,7 +83,8 @@ function toRow(op: Operation): OperationRow {
 }
 
 /** The operations of an OpenAPI 3 (or Swagger 2) document, as `docs --operations` lists them. */
-export function operationsOf(doc: unknown, docUrl: URL, base: URL): OperationRow[] {
+export async function operationsOf(doc: unknown, docUrl: URL, base: URL): Promise<OperationRow[]> {
+  const { extractOperations } = await import('../reference/operations.js');
   return extractOperations(doc, docUrl, base).map(toRow);
 }
 
@@ -161,6 +180,7 @@ async function openInBrowser(ctx: Context, url: string): Promise<void> {
     new HostctlError(`Could not open a browser: ${why}.`, `Open ${url} yourself, or set BROWSER to your browser's command.`);
 
   ctx.io.note(`Opening ${url} in your browser.`);
+  const { spawn } = await import('./child-process.js');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(cmd, args, {
       stdio: wait ? 'inherit' : 'ignore',

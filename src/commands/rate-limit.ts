@@ -5,10 +5,22 @@ import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
 import type { RateState } from '../config/state.js';
 import { ApiError } from '../errors.js';
+import { PROBE_PATH } from '../resources.js';
+import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
-export interface RateLimitOptions {
-  refresh?: boolean;
+export function rateLimitCommand(): CommandUnknownOpts {
+  return rateLimitDefinition().action(withContext(async (ctx, _args, opts) => rateLimitRun(ctx, opts)));
 }
+
+function rateLimitDefinition() {
+  return command('rate-limit')
+    .description('Show the last rate-limit state seen for the current token (no request unless --refresh)')
+    .examples(['hostctl rate-limit', 'hostctl rate-limit --refresh', 'hostctl rate-limit --json | jq .remaining'])
+    .seeAlso(['rate-limit'])
+    .option('--refresh', 'spend one request to update it');
+}
+
+export type RateLimitOptions = OptionsOf<typeof rateLimitDefinition>;
 
 /** What `--json` prints; null where the API has not said. */
 export interface RateReport {
@@ -55,10 +67,9 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
     const http = await ctx.http();
     const spinner = await ctx.io.spinner('Asking the API…');
     try {
-      // The cheapest request the platform documents: the first page of apps. Its body is
-      // not needed, only the X-RateLimit headers every response carries.
+      // Its body is not needed, only the X-RateLimit headers every response carries.
       // Unpaced: the point is to learn the state, which the stored one may have wrong.
-      const res = await http.request({ path: '/apps', unpaced: true });
+      const res = await http.request({ path: PROBE_PATH, unpaced: true });
       const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
       if (!hasRateHeaders(parseRateHeaders(res.headers, Date.now()))) {
         throw new ApiError(

@@ -1,31 +1,120 @@
-// `list` and `get` for every resource in the table (src/resources.ts): one implementation,
-// seven resources, and the relation filters (`environments list --app ap-…`) the table
-// declares.
+// `hostctl <resource> list|get|wait` for every resource in the table (src/resources.ts):
+// one definition and one implementation, seven resources, and the relation filters
+// (`environments list --app ap-…`) the table declares. wait's run is in wait.ts.
 
+import { Argument, Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { findResource, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
+import { findResource, NAME_FIELDS, RESOURCES, type Relation, type Resource } from '../resources.js';
 import { batchIds, checkIds, fetchByIds } from './by-id.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { MAX_IDS, MAX_NAMES } from '../config/state.js';
 import { baseUrlKey } from '../config/url.js';
+import { completes } from '../help/hints.js';
+import { collect, command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
 import type { Printer } from '../output/format.js';
 
-export interface ListOptions {
-  limit?: string;
-  all?: boolean;
-  page?: string;
-  /** Relation filters: --app, --environment, --team (see Resource.relations). */
-  [flag: string]: string | boolean | undefined;
-  watch?: boolean;
-  interval?: string;
+/** `hostctl <resource>` and its verbs, for each resource in the table. */
+export function resourceCommands(): HostctlCommand[] {
+  return RESOURCES.map(resourceCommand);
 }
 
-export interface GetOptions {
-  watch?: boolean;
-  interval?: string;
+export function resourceCommand(r: Resource): HostctlCommand {
+  const cmd = command(r.name)
+    .description(`${r.description}: list, get and wait`)
+    .examples([`hostctl ${r.name} list`, `hostctl ${r.name} get ${idHint(r)}`])
+    .seeAlso(['formatting', 'exit-codes']);
+  for (const alias of r.aliases) cmd.alias(alias);
+  cmd.addCommand(listCommand(r));
+  cmd.addCommand(getCommand(r));
+  cmd.addCommand(waitCommand(r));
+  return cmd;
+}
+
+function idHint(r: Resource): string {
+  return r.prefix ? `${r.prefix}…` : '<publicId>';
+}
+
+function idsArgument(r: Resource) {
+  return completes(new Argument('<publicId...>', `public IDs (${idHint(r)})`), { ids: r.name });
+}
+
+const WATCH = 'fetch again every interval and print what changed, until Ctrl-C';
+const WATCH_INTERVAL = 'with --watch: time between rounds (default 5s; longer when the budget needs it)';
+
+function listDefinition(r: Resource) {
+  const firstRelation = r.relations?.[0];
+  return command('list')
+    .alias('ls')
+    .description(`List ${r.description.toLowerCase()} (first page unless --all)`)
+    .examples([
+      `hostctl ${r.name} list`,
+      `hostctl ${r.name} list --all --json | jq -r '.[].publicId'`,
+      `hostctl ${r.name} list --limit 5 --fields publicId,${r.columns[0] ?? 'name'}`,
+      ...(firstRelation ? [`hostctl ${r.name} list --${firstRelation.flag} ${findResource(firstRelation.target)?.prefix ?? ''}…`] : []),
+    ])
+    .seeAlso(['formatting', 'rate-limit'])
+    .option('--limit <n>', 'stop after N objects')
+    .option('--all', 'walk every page')
+    .option('--page <n>', 'show page N (from 1)')
+    .option('--watch', WATCH)
+    .option('--interval <duration>', WATCH_INTERVAL);
+}
+
+/** list's options; the relation flags (--app, --team, …) are the table's, read by name. */
+export type ListOptions = OptionsOf<typeof listDefinition> & Readonly<Record<string, string | boolean | undefined>>;
+
+function listCommand(r: Resource) {
+  const list = listDefinition(r);
+  for (const rel of r.relations ?? []) {
+    const target = findResource(rel.target);
+    const option = new Option(`--${rel.flag} <id>`, `only the ${r.name} of this ${target?.singular ?? rel.flag}${target?.prefix ? ` (${target.prefix}…)` : ''}`);
+    list.addOption(completes(option, { ids: rel.target }));
+  }
+  return list.action(withContext(async (ctx, _args, opts) => listRun(ctx, r, opts)));
+}
+
+function getDefinition(r: Resource) {
+  return command('get')
+    .alias('view')
+    .description(`Show one or more ${r.description.toLowerCase()} by public ID (one request for all)`)
+    .examples([`hostctl ${r.name} get ${idHint(r)}`, `hostctl ${r.name} get ${idHint(r)} ${idHint(r)} --json`, `hostctl ${r.name} get ${idHint(r)} --watch -o ndjson`])
+    .seeAlso(['formatting', 'exit-codes'])
+    .addArgument(idsArgument(r))
+    .option('--watch', WATCH)
+    .option('--interval <duration>', WATCH_INTERVAL);
+}
+
+export type GetOptions = OptionsOf<typeof getDefinition>;
+
+function getCommand(r: Resource) {
+  return getDefinition(r).action(withContext(async (ctx, [ids], opts) => getRun(ctx, r, ids, opts)));
+}
+
+function waitDefinition(r: Resource) {
+  return command('wait')
+    .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
+    .examples([`hostctl ${r.name} wait ${idHint(r)} --for status=running`, `hostctl ${r.name} wait ${idHint(r)} ${idHint(r)} --for status!=deploying --deadline 5m`])
+    .seeAlso(['rate-limit', 'exit-codes'])
+    .addArgument(idsArgument(r))
+    .addOption(
+      completes(new Option('--for <FIELD=VALUE>', 'a condition: FIELD=VALUE or FIELD!=VALUE, FIELD a dotted path (repeatable; all must hold)'), { conditions: r.name })
+        .argParser(collect)
+        .default([] as string[]),
+    )
+    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
+    .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
+}
+
+function waitCommand(r: Resource) {
+  return waitDefinition(r).action(
+    withContext(async (ctx, [ids], opts) => {
+      const { waitRun } = await import('./wait.js');
+      await waitRun(ctx, r, ids, opts);
+    }),
+  );
 }
 
 /**
@@ -35,8 +124,8 @@ export interface GetOptions {
  */
 const MAX_ROUTE_CALLS = 3;
 
-function positiveInt(raw: string | boolean | undefined, flag: string): number | undefined {
-  if (raw === undefined || typeof raw === 'boolean') return undefined;
+function positiveInt(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
     throw new UsageError(`${flag} takes a whole number from 1 up, not "${raw}".`, `For example: ${flag} 10`);
   }

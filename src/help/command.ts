@@ -1,9 +1,11 @@
-// The command every hostctl command is made of: commander's, plus what help and the
+// The command every hostctl command is made of: commander's (typed by
+// @commander-js/extra-typings, the same class at run time), plus what help and the
 // generated reference (docs/commands.md, man/) read off it: examples and the help topics
-// to read next. Help that teaches, as gh's does: the inherited global flags, examples,
+// to read next. extra-typings' chained methods that add an option or an argument return
+// commander's type, not this one: a definition calls examples() and seeAlso() first. Help that teaches, as gh's does: the inherited global flags, examples,
 // and where to read more, under every command.
 
-import { Command, Help, type HelpConfiguration, type HelpContext } from 'commander';
+import { Command, Help, type CommandUnknownOpts, type HelpConfiguration, type HelpContext } from '@commander-js/extra-typings';
 import { HELP_TOPICS } from './names.js';
 
 export class HostctlCommand extends Command {
@@ -40,14 +42,14 @@ export class HostctlCommand extends Command {
 }
 
 /** The words of a command after "hostctl": ["apps", "list"]. */
-export function commandPath(cmd: Command): string[] {
+export function commandPath(cmd: CommandUnknownOpts): string[] {
   const path: string[] = [];
-  for (let c: Command | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
+  for (let c: CommandUnknownOpts | null = cmd; c?.parent; c = c.parent) path.unshift(c.name());
   return path;
 }
 
 /** The name of a command's man page: hostctl-apps-list. */
-export function manPageName(cmd: Command): string {
+export function manPageName(cmd: CommandUnknownOpts): string {
   return ['hostctl', ...commandPath(cmd)].join('-');
 }
 
@@ -58,12 +60,12 @@ export const TEACHING_HELP: HelpConfiguration = {
     // gh's name for the global flags a subcommand accepts.
     return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited Options:' : heading, items, helper);
   },
-  formatHelp(this: Help, cmd: Command, helper: Help): string {
+  formatHelp(this: Help, cmd: CommandUnknownOpts, helper: Help): string {
     return Help.prototype.formatHelp.call(this, cmd, helper) + teachingSections(cmd);
   },
 };
 
-function teachingSections(cmd: Command): string {
+function teachingSections(cmd: CommandUnknownOpts): string {
   const out: string[] = [''];
   const examples = cmd instanceof HostctlCommand ? cmd.exampleLines : [];
   if (examples.length > 0) out.push('Examples:', ...examples.map((l) => `  $ ${l}`), '');

@@ -1,8 +1,8 @@
 // `hostctl help [command…|topic]`. In a chunk of its own in dist/ (scripts/build.mjs),
 // with the topics' texts: no other command loads it. It shares no class with the program
-// (a chunk has its own copies), so it answers with data and cli.ts raises the error.
+// (a chunk has its own copies), so it answers with data and commands/help.ts raises the error.
 
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { HELP_TOPICS } from './names.js';
 import { TOPIC_TEXT } from './topics.js';
 

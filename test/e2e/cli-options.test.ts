@@ -3,7 +3,7 @@
 // every command. The built CLI as a child process against real loopback servers.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { BIN, runCli, runInPty, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
 import { buildProgram } from '../../src/cli.js';

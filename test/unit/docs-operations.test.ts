@@ -9,7 +9,7 @@ const base = new URL('https://api.example.invalid/v1');
 const at = new URL('https://api.example.invalid/v1/docs');
 
 describe('operationsOf', () => {
-  it('gives paths relative to the base URL, whatever prefix the document uses', () => {
+  it('gives paths relative to the base URL, whatever prefix the document uses', async () => {
     const servers = [
       { servers: [{ url: '/v1' }], path: '/apps' },
       { servers: [{ url: 'https://api.example.invalid/v1/' }], path: '/apps' },
@@ -19,18 +19,18 @@ describe('operationsOf', () => {
       { path: '/v1/apps' },
     ];
     for (const { path, ...top } of servers) {
-      const rows = operationsOf({ ...top, paths: { [path]: { get: { summary: 'List apps', operationId: 'listApps' } } } }, at, base);
+      const rows = await operationsOf({ ...top, paths: { [path]: { get: { summary: 'List apps', operationId: 'listApps' } } } }, at, base);
       expect(rows, JSON.stringify(top)).toEqual([{ method: 'GET', path: '/apps', summary: 'List apps', operationId: 'listApps' }]);
     }
   });
 
-  it('keeps a path outside the base URL whole', () => {
-    const rows = operationsOf({ servers: [{ url: '/' }], paths: { '/health': { get: {} } } }, at, base);
+  it('keeps a path outside the base URL whole', async () => {
+    const rows = await operationsOf({ servers: [{ url: '/' }], paths: { '/health': { get: {} } } }, at, base);
     expect(rows).toEqual([{ method: 'GET', path: '/health', summary: '', operationId: null }]);
   });
 
-  it('takes paths in document order, methods in the usual order, skips the rest, and falls back to the description', () => {
-    const rows = operationsOf(
+  it('takes paths in document order, methods in the usual order, skips the rest, and falls back to the description', async () => {
+    const rows = await operationsOf(
       {
         paths: {
           '/apps': {
@@ -54,9 +54,9 @@ describe('operationsOf', () => {
     ]);
   });
 
-  it('refuses JSON that is not an OpenAPI document', () => {
-    expect(() => operationsOf({ hello: 'world' }, at, base)).toThrow(/not an OpenAPI document/);
-    expect(() => operationsOf([1, 2], at, base)).toThrow(/not an OpenAPI document/);
+  it('refuses JSON that is not an OpenAPI document', async () => {
+    await expect(operationsOf({ hello: 'world' }, at, base)).rejects.toThrow(/not an OpenAPI document/);
+    await expect(operationsOf([1, 2], at, base)).rejects.toThrow(/not an OpenAPI document/);
   });
 });
 

@@ -1,0 +1,31 @@
+// A run's options are typed from its command's definition: `npm run typecheck` fails on a
+// flag the definition does not declare (the @ts-expect-error lines below fail it if the
+// typing ever goes loose), and commander hands the run exactly those values.
+
+import { describe, expect, it } from 'vitest';
+import { command, type OptionsOf } from '../../src/commands/define.js';
+import type { GlobalOptions } from '../../src/global-options.js';
+
+function definition() {
+  return command('things').option('--limit <n>', 'stop after N').option('--all', 'every page');
+}
+
+describe('typed options', () => {
+  it('a run reads the flags its definition declares, and no misspelt one', () => {
+    const cmd = definition();
+    cmd.parse(['--limit', '5', '--all'], { from: 'user' });
+    const opts: OptionsOf<typeof definition> = cmd.opts();
+    expect(opts).toEqual({ limit: '5', all: true });
+    // @ts-expect-error: the definition has --limit, not --limt
+    expect(opts.limt).toBeUndefined();
+  });
+
+  it('the global options are typed from their definitions too', () => {
+    const opts: GlobalOptions = { output: 'json', wait: false };
+    // @ts-expect-error: -o takes only the formats its choices list
+    const bad: GlobalOptions = { output: 'xml' };
+    // @ts-expect-error: there is no --verbos
+    const typo: GlobalOptions = { verbos: true };
+    expect([opts.output, bad.output, typo]).toHaveLength(3);
+  });
+});
