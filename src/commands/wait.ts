@@ -107,8 +107,8 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   try {
     result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
       fetch: () => fetchByIds(http, resource, ids, true),
-      now: Date.now,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      now: ctx.clock.now,
+      sleep: ctx.clock.sleep,
       budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),
       onRound: ({ matched, total, nextInMs }) => {
         const left = http.budgetLeft();

@@ -80,6 +80,6 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
     }
     const perRound = Math.max(1, opts.requestsPerRound?.() ?? 1);
     const wait = Math.max(intervalMs, pollInterval(http.budgetSnapshot(), POLL_SHARE) * perRound);
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await ctx.clock.sleep(wait);
   }
 }

@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 interface LoggedBody {
   method: string;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
 import { HELP_TOPICS } from '../../src/help/names.js';
 
 const TOPICS = Object.keys(HELP_TOPICS);

@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { BIN, baseEnv, runCli, runInPty, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, baseEnv, runCli, runInPty, tmpDir, type RunResult } from '../support/inproc.js';
 import { RawJson, startAltServer } from '../support/alt-server.js';
 
 type Alt = Awaited<ReturnType<typeof startAltServer>>;

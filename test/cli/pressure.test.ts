@@ -9,7 +9,7 @@
 // 401 or a lockout) depends on the count against the limit, not on the window's length.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type SandboxRequest, type Sandbox } from '../support/cli.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type SandboxRequest, type Sandbox } from '../support/inproc.js';
 
 const LIMIT = 20;
 const WINDOW_SECONDS = 12;

@@ -3,8 +3,8 @@
 // requests, never timings, are asserted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
-import { startAlt, type PlatformServer } from '../support/servers.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { startAlt, type PlatformServer } from '../support/inproc.js';
 
 let sandbox: Sandbox;
 let config: { path: string; cleanup(): void };

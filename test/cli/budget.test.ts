@@ -4,7 +4,7 @@
 // (the ratios to the theoretical minimum are in `npm run bench`).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
 
 const LIMIT = 10;
 const WINDOW_SECONDS = 5;

@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { BIN, runCli, runInPty, runProcess, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { BIN, runCli, runInPty, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 import { buildProgram } from '../../src/cli.js';
 
 const ESC = '\u001b';

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
 import {
   behaviours,
   closedPort,

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, filesContaining, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, filesContaining, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
 import {
   answer,
   bearer,

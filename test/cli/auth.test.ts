@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
 
 let sandbox: Sandbox;
 let home: { path: string; cleanup(): void };

@@ -6,8 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { runCli, runInPty, tmpDir } from '../support/cli.js';
-import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, runInPty, tmpDir } from '../support/inproc.js';
+import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 // C0 and C1 controls (ESC, BEL, CSI U+009B, OSC U+009D… included), DEL, and the bidi
 // controls, but for the line structure each format writes itself.

@@ -3,8 +3,8 @@
 // server, so the client is not tuned to the sandbox's own choices.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInPty, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, runInPty, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 import { RawJson } from '../support/alt-server.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[31mred\u001b[0m\u009b2J\u202eevil\tname\nnext';
