@@ -3,7 +3,7 @@
 // server (Retry-After as an HTTP date, Reset as a Unix time).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInPty, startAlt, startSandboxServer, tmpDir, type PlatformServer, type VirtualClock } from '../support/inproc.js';
+import { runCli, startAlt, startSandboxServer, tmpDir, type PlatformServer, type VirtualClock } from '../support/inproc.js';
 
 interface StatusLog {
   status: number;
@@ -138,12 +138,4 @@ describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Re
     expect(Number(m?.[2])).toBeLessThanOrEqual(3600);
   });
 
-  it('on a terminal the wait shows a countdown spinner on stderr', async () => {
-    server.alt.force429(1, 2);
-    // CI=true turns spinners off (see IO); this is about a person's terminal.
-    const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: { ...env(), CI: undefined } });
-    expect(r.code).toBe(0);
-    const shown = r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
-    expect(shown).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Rate limit reached: waiting \d+s… \(Ctrl-C to stop\)/);
-  });
 });

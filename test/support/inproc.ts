@@ -4,15 +4,16 @@
 // so a test moves from the real process to this layer by changing its import. What needs
 // the real process (signals, EPIPE, the pty, shells, start-up) stays in test/e2e/.
 
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Clock, Runtime } from '../../src/runtime.js';
 import { startSandboxServer as startServer, type StartOptions } from '../../src/sandbox/main.js';
-import { baseEnv, runCli as runProcessCli, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
+import { baseEnv, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
 import { MemoryStream } from '../unit/http-support.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
-export { baseEnv, BIN, filesContaining, ROOT, runInPty, runInPtyInteractive, runProcess, sandboxAdmin, tmpDir } from './cli.js';
+export { baseEnv, BIN, filesContaining, ROOT, runInPtyInteractive, runProcess, sandboxAdmin, tmpDir } from './cli.js';
 export type { RunOptions, RunResult, SandboxRequest } from './cli.js';
 export { startAlt, type PlatformServer };
 
@@ -62,6 +63,27 @@ class MemoryOut extends MemoryStream {
     this.isTTY = tty !== undefined;
     this.columns = tty?.columns;
   }
+
+  // A terminal's cursor moves are escape sequences in its output, as tty.WriteStream's are.
+  override cursorTo(x = 0): boolean {
+    return cursorTo(this, x);
+  }
+  override clearLine(dir: -1 | 0 | 1 = 0): boolean {
+    return clearLine(this, dir);
+  }
+  override moveCursor(dx = 0, dy = 0): boolean {
+    return moveCursor(this, dx, dy);
+  }
+}
+
+/**
+ * A terminal's screen, as `script` records it: stdout and stderr on one device, each
+ * newline sent as CR LF (the terminal's onlcr).
+ */
+class MemoryTerminal extends MemoryOut {
+  override _write(chunk: Buffer | string, enc: BufferEncoding, cb: () => void): void {
+    super._write(chunk.toString().replace(/\r?\n/g, '\r\n'), enc, cb);
+  }
 }
 
 export interface InprocRunOptions extends RunOptions {
@@ -106,8 +128,12 @@ function stdinOf(input: string | undefined, tty: boolean): Runtime['stdin'] {
  */
 export async function runCli(args: string[], opts: InprocRunOptions = {}): Promise<RunResult> {
   // bin/hostctl.js sends a Tab press to its own small bundle (dist/complete.cjs), never
-  // through main(): so does this layer.
-  if (args[0] === '__complete') return runProcessCli(args, opts);
+  // through main(): so does this layer, to the same function.
+  if (args[0] === '__complete') {
+    const { completionLines } = await import('../../src/commands/complete.js');
+    const lines = await completionLines(args.slice(1), baseEnv(opts.env));
+    return { code: 0, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '', stderr: '' };
+  }
   const env = baseEnv(opts.env);
   const outTTY = opts.stdoutColumns ?? opts.columns;
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
@@ -171,4 +197,18 @@ function sandboxFlags(args: string[]): StartOptions {
 export async function startSandboxServer(args: string[] = []): Promise<PlatformServer & { clock: VirtualClock }> {
   const sb = await startSandbox(args);
   return { ...platformOf(sb), clock: sb.clock };
+}
+
+/**
+ * Like runCli, on a terminal of `columns` × 50 (120 by default): stdin, stdout and stderr
+ * are one TTY, whose output is returned as stdout, as runInPty of cli.ts returns what
+ * `script` recorded. The real pty is for test/e2e/; this is for what hostctl decides on a
+ * terminal (tables, colour, spinners).
+ */
+export async function runInPty(args: string[], opts: InprocRunOptions = {}): Promise<RunResult> {
+  const env = baseEnv({ TERM: 'xterm-256color', ...opts.env });
+  const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
+  const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
+  const code = await main(args, rt);
+  return { code, stdout: screen.text, stderr: '' };
 }
