@@ -34,14 +34,34 @@ export class VirtualClock implements Clock {
 
   readonly now = (): number => this.t;
 
+  private gate?: { reached(ms: number): void; released: Promise<void> };
+
   readonly sleep = async (ms: number): Promise<void> => {
     const wake = this.t + Math.max(0, ms);
     this.sleeps.push(ms);
+    const gate = this.gate;
+    this.gate = undefined;
+    if (gate) {
+      gate.reached(ms);
+      await gate.released;
+    }
     // Other work (a concurrent run, the server's answer) gets its turn first, as it would
     // while a real timer runs.
     await new Promise((resolve) => setImmediate(resolve));
     if (wake > this.t) this.t = wake;
   };
+
+  /**
+   * Holds the next sleep until release(): `reached` resolves (with the ms asked for) when
+   * someone starts it. A test changes the world there, between two rounds of a poll.
+   */
+  hold(): { reached: Promise<number>; release(): void } {
+    let reached!: (ms: number) => void;
+    let release!: () => void;
+    const reachedP = new Promise<number>((resolve) => (reached = resolve));
+    this.gate = { reached, released: new Promise<void>((resolve) => (release = resolve)) };
+    return { reached: reachedP, release };
+  }
 
   /** Moves time on without anyone sleeping: a user who waits before the next command. */
   advance(ms: number): void {
