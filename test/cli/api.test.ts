@@ -1,4 +1,4 @@
-// `hostctl api` end to end: the built CLI as a child process against the sandbox (and the
+// `hostctl api` end to end: hostctl in-process (test/support/inproc.ts) against the sandbox (and the
 // independent alt server where its different choices matter: Link-header paging, its own
 // error bodies, and as "another origin" that must never be reached).
 

@@ -1,6 +1,6 @@
 // The global options and terminal behaviour end to end: -q, colour controls, the spinner
 // on a terminal, batch `get` chunking past 4 KiB of URL, and --help with examples for
-// every command. The built CLI as a child process against real loopback servers.
+// every command. hostctl in-process (test/support/inproc.ts) against real loopback servers.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';

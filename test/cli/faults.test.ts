@@ -1,5 +1,5 @@
-// Broken networks and broken servers, end to end (issue 8): the built CLI as a child
-// process against loopback servers that misbehave on purpose (test/support/hostile-server.ts).
+// Broken networks and broken servers, end to end (issue 8): hostctl run in-process
+// (test/support/inproc.ts) against loopback servers that misbehave on purpose (test/support/hostile-server.ts).
 // Every fault ends with the contract's exit code and one or two plain sentences on stderr:
 // no stack trace, no token, no hang, and bounded memory for a huge body.
 // The same faults against the HTTP core in-process: test/unit/http-client.test.ts.

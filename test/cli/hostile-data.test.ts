@@ -1,6 +1,6 @@
 // Hostile data end to end (issue 8): objects whose names carry terminal escape sequences,
 // C1 controls, bidi overrides, tabs and newlines, and very long or very wide text, planted
-// in the sandbox and read back through the built CLI. Table (in a real pseudo-terminal)
+// in the sandbox and read back through hostctl in-process. Table (on a fake terminal)
 // and tsv output carry nothing a terminal would act on and stay aligned; JSON output is
 // exactly what the server stored. The output layer's property test: test/unit/output-property.test.ts.
 

@@ -1,4 +1,4 @@
-// The resource commands end to end: the built CLI as a child process against a real
+// The resource commands end to end: hostctl in-process (test/support/inproc.ts) against a real
 // server on loopback. Every scenario runs against our sandbox AND the independent alt
 // server, so the client is not tuned to the sandbox's own choices.
 

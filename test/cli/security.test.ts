@@ -1,4 +1,4 @@
-// Token safety end to end (issue 8): the built CLI against loopback servers that misbehave
+// Token safety end to end (issue 8): hostctl in-process against loopback servers that misbehave
 // on purpose. The token never travels over plain http to a non-loopback host, never
 // follows a redirect to another origin, and never shows in --verbose output, error
 // messages, config or state files. Related tests elsewhere: the lockout guard and the

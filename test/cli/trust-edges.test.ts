@@ -1,4 +1,4 @@
-// Trust at the edges (issue 12): the built CLI against hostile loopback servers, odd input
+// Trust at the edges (issue 12): hostctl in-process against hostile loopback servers, odd input
 // and read-only disks. The token never reaches stdout or stderr, whichever path built the
 // text (one sink, io.ts); the lockout guard holds when the config dir cannot be written;
 // numbers from the server are bounded; redirects and next links are handled safely.

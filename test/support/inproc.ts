@@ -143,6 +143,22 @@ function stdinOf(input: string | undefined, tty: boolean): Runtime['stdin'] {
 }
 
 /**
+ * A run that has not ended after `ms` of real time fails the test with what it printed, as
+ * runCli of cli.ts kills a process that hangs (a run in this process cannot be killed).
+ */
+async function withTimeout(run: Promise<number>, args: string[], ms = 30_000, printed: () => string): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${args.join(' ')}\n${printed()}`)), ms);
+  });
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Runs hostctl in this process, like runCli runs the built one. The environment is built
  * as the real runs' is (baseEnv), so HOME and the XDG dirs a test sets are the ones used.
  */
@@ -159,7 +175,7 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
   const stderr = new MemoryOut(opts.columns === undefined ? undefined : { columns: opts.columns });
   const rt: Runtime = { env, stdin: stdinOf(opts.input, opts.stdinTTY === true), stdout, stderr, clock: opts.clock ?? clockFor(env) };
-  const code = await main(args, rt);
+  const code = await withTimeout(main(args, rt), args, opts.timeoutMs, () => `stdout: ${stdout.text}\nstderr: ${stderr.text}`);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -229,6 +245,6 @@ export async function runInPty(args: string[], opts: InprocRunOptions = {}): Pro
   const env = baseEnv({ TERM: 'xterm-256color', ...opts.env });
   const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
   const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
-  const code = await main(args, rt);
+  const code = await withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text);
   return { code, stdout: screen.text, stderr: '' };
 }
