@@ -1,12 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+
+// Three layers: unit tests of one module (test/unit, test/sandbox), the commands run
+// in-process against loopback servers (test/cli), and the thin end-to-end layer that
+// needs the real process, terminal, shells, keychain or package (test/e2e).
+// `npm test` runs all three; `npm run test:e2e` the last alone (--project e2e).
 export default defineConfig({
+  // What the build defines, so that the in-process layer's main() is the built one's.
+  define: { __HOSTCTL_VERSION__: JSON.stringify(pkg.version) },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: e2e files spawn servers and CLI processes, so keep the pool small.
     maxWorkers: 2,
     fileParallelism: true,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'] } },
+      { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });

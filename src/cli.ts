@@ -129,7 +129,7 @@ export async function main(argv: string[], rt: Runtime = processRuntime()): Prom
     // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
     if (argv[0] === 'sandbox') {
       const { sandboxMain } = await import('./sandbox/main.js');
-      return await sandboxMain(argv.slice(1));
+      return await sandboxMain(argv.slice(1), rt);
     }
     const program = buildProgram(rt, argv);
     await program.parseAsync(argv, { from: 'user' });

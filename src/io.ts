@@ -128,11 +128,18 @@ export function flushSinks(): void {
   for (const g of guards.values()) g.flush();
 }
 
-/** Flushes and forgets the guards of these streams: a run in a test process is over. */
+/**
+ * Flushes and forgets the guards of these streams: a run in a test process is over. When
+ * no run is left, its secrets go too, so the next run in this process starts afresh.
+ */
 export function releaseSinks(...targets: Writable[]): void {
   for (const t of targets) {
     guards.get(t)?.flush();
     guards.delete(t);
+  }
+  if (guards.size === 0) {
+    secrets.clear();
+    longest = 0;
   }
 }
 

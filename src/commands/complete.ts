@@ -124,14 +124,19 @@ export function linkSpec(spec: CommandSpec): Cmd {
 }
 
 export async function completeMain(words: string[]): Promise<number> {
-  let lines: string[] = [];
-  try {
-    lines = format(complete(words, process.env, await commandTree()));
-  } catch {
-    // A broken config or an unexpected tree must never print an error into the prompt.
-  }
+  const lines = await completionLines(words, process.env);
   if (lines.length > 0) writeOut(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** The lines `hostctl __complete` prints for these words; the in-process tests call it. */
+export async function completionLines(words: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  try {
+    return format(complete(words, env, await commandTree()));
+  } catch {
+    // A broken config or an unexpected tree must never print an error into the prompt.
+    return [];
+  }
 }
 
 /**

@@ -71,7 +71,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
       // Unpaced: the point is to learn the state, which the stored one may have wrong.
       const res = await http.request({ path: PROBE_PATH, unpaced: true });
       const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
-      if (!hasRateHeaders(parseRateHeaders(res.headers, Date.now()))) {
+      if (!hasRateHeaders(parseRateHeaders(res.headers, ctx.clock.now()))) {
         throw new ApiError(
           `The API answered ${res.url.pathname} without X-RateLimit headers, so hostctl cannot tell the rate-limit state.`,
           'Run with --verbose to see the response headers.',
@@ -82,7 +82,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
     }
   }
 
-  const now = Date.now();
+  const now = ctx.clock.now();
   const rate = ctx.state().getRate(token.fingerprint);
   const known = rate?.remaining !== undefined;
   const table = format === 'table' && !fields && ctx.opts.jq === undefined;

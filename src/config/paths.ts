@@ -2,12 +2,15 @@
 // "hostctl" with no "-nodejs" suffix (~/.config/hostctl on Linux).
 
 import envPaths from 'env-paths';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env.HOSTCTL_CONFIG_DIR;
   if (dir) return dir;
+  // env-paths reads process.env; on Linux its rule is followed here on the run's own
+  // environment, so that a run in a test process gets the HOME it was given.
+  if (process.platform === 'linux') return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'hostctl');
   return envPaths('hostctl', { suffix: '' }).config;
 }
 

@@ -215,8 +215,8 @@ function isSend(v: unknown): v is Send {
   return Array.isArray(v) && v.length === 2 && finiteNumber(v[0]) !== undefined && finiteNumber(v[1]) !== undefined && (v[1] as number) >= (v[0] as number);
 }
 
-/** The file's content, checked: a damaged file is an empty budget. */
-export function normalizeBudget(raw: unknown): BudgetData {
+/** The file's content, checked: a damaged file is an empty budget. `now` is the run's clock. */
+export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
   if (!isRecord(raw)) return { sends: [] };
   const sends = Array.isArray(raw.sends) ? raw.sends.filter(isSend).sort((a, b) => a[0] - b[0]) : [];
   const d: BudgetData = { sends, limit: finiteNumber(raw.limit), windowMs: finiteNumber(raw.windowMs), blockedUntil: finiteNumber(raw.blockedUntil) };
@@ -232,7 +232,7 @@ export function normalizeBudget(raw: unknown): BudgetData {
     if (waiters.length > 0) d.waiters = Object.fromEntries(waiters.slice(-MAX_WAITERS));
   }
   if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
-  if (d.blockedUntil !== undefined && d.blockedUntil - Date.now() > MAX_HORIZON_MS) d.blockedUntil = undefined;
+  if (d.blockedUntil !== undefined && d.blockedUntil - now > MAX_HORIZON_MS) d.blockedUntil = undefined;
   return d;
 }
 
@@ -256,7 +256,8 @@ export class BudgetFile {
   private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
     try {
       return updateJsonFileSync(this.path, BUDGET_LOCK, (raw) => {
-        const { data, result } = fn(normalizeBudget(raw), this.now());
+        const now = this.now();
+        const { data, result } = fn(normalizeBudget(raw, now), now);
         return { content: data, result };
       });
     } catch {
@@ -267,7 +268,7 @@ export class BudgetFile {
 
   /** The budget as it is now, without the lock (for display and poll intervals). */
   read(): BudgetData {
-    return normalizeBudget(readJsonFile(this.path));
+    return normalizeBudget(readJsonFile(this.path), this.now());
   }
 
   /**

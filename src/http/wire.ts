@@ -83,7 +83,9 @@ export class Wire {
     // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
     // does not blame a proxy the request never went through.
     const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);
-    if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent(opts)) };
+    // The run's environment, not process.env (which undici reads when these are absent).
+    const fromEnv = { httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '', httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '', noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
+    if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent({ ...opts, ...fromEnv })) };
     return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
   }
 

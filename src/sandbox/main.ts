@@ -2,6 +2,7 @@
 // global -R/--rate-limit), two lines on stdout for `eval`, then serve until a signal.
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Writable } from 'node:stream';
 import { DEFAULTS, SandboxStartError, startSandboxServer, type SandboxOptions } from './server.js';
 
 export { startSandboxServer, type RunningSandbox, type StartOptions } from './server.js';
@@ -28,8 +29,14 @@ export const SANDBOX_EXAMPLES: readonly string[] = [
   'hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json',
 ];
 
+/** Where the sandbox's own output goes: the process's streams, or a test's. */
+export interface SandboxStreams {
+  stdout: Writable;
+  stderr: Writable;
+}
+
 /** The sandbox's own parser; also read by the generated reference. */
-export function sandboxProgram(): Command {
+export function sandboxProgram(out: Writable = process.stdout): Command {
   return new Command('hostctl sandbox')
     .description('Run a local emulator of the platform API on loopback: seeded data, tokens, rate limit and lockout, as the platform document describes.')
     .addOption(new Option('--host <address>', 'address to listen on').default(DEFAULTS.host).argParser(nonEmpty('--host')))
@@ -64,7 +71,7 @@ Learn more:
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => process.stdout.write(s),
+      writeOut: (s) => out.write(s),
       // Errors are reworded below into one sentence.
       writeErr: () => undefined,
       outputError: () => undefined,
@@ -97,18 +104,18 @@ export function exportLine(url: string, token: string): string {
   return `export HOSTCTL_BASE_URL='${url}' HOSTCTL_TOKEN='${token}'`;
 }
 
-export async function sandboxMain(argv: string[]): Promise<number> {
+export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStreams = process): Promise<number> {
   // `hostctl sandbox | head -2`: a reader that goes away must not crash the server.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const cmd = sandboxProgram();
+  const cmd = sandboxProgram(stdout);
   try {
     cmd.parse(argv, { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') return 0;
-      process.stderr.write(`hostctl sandbox: ${usageMessage(err)} Run "hostctl sandbox --help" for the flags.\n`);
+      stderr.write(`hostctl sandbox: ${usageMessage(err)} Run "hostctl sandbox --help" for the flags.\n`);
       return 2;
     }
     throw err;
@@ -131,16 +138,16 @@ export async function sandboxMain(argv: string[]): Promise<number> {
     sandbox = await startSandboxServer(options);
   } catch (err) {
     if (err instanceof SandboxStartError) {
-      process.stderr.write(`hostctl sandbox: ${err.message}\n`);
+      stderr.write(`hostctl sandbox: ${err.message}\n`);
       return 1;
     }
     throw err;
   }
-  process.stdout.write(`HOSTCTL_BASE_URL=${sandbox.url}\nHOSTCTL_TOKEN=${sandbox.token}\n`);
+  stdout.write(`HOSTCTL_BASE_URL=${sandbox.url}\nHOSTCTL_TOKEN=${sandbox.token}\n`);
   // stdout usually goes to a file (`> sandbox.env`); the person at the terminal, or reading
   // the log, gets the line to paste into another shell. It is the sandbox's own
   // throwaway token, the one stdout carries; request log lines never show it.
-  process.stderr.write(
+  stderr.write(
     `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n` +
       `hostctl sandbox: to use it from another terminal, run:\n${exportLine(sandbox.url, sandbox.token)}\n`,
   );
@@ -150,7 +157,7 @@ export async function sandboxMain(argv: string[]): Promise<number> {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      process.stderr.write(`hostctl sandbox: ${signal} received, stopping.\n`);
+      stderr.write(`hostctl sandbox: ${signal} received, stopping.\n`);
       void running.close().then(() => resolve(0));
     };
     process.on('SIGINT', stop);

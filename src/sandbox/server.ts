@@ -45,6 +45,8 @@ export class SandboxStartError extends Error {}
 export interface StartOptions extends Partial<SandboxOptions> {
   /** Where the one-line-per-request log goes; stderr by default. */
   log?: (line: string) => void;
+  /** The limiter's monotonic clock in ms; tests pass a virtual one. */
+  clock?: () => number;
 }
 
 function urlHost(host: string): string {
@@ -60,11 +62,12 @@ function printable(s: string): string {
 }
 
 export async function startSandboxServer(options: StartOptions = {}): Promise<RunningSandbox> {
-  const settings: SandboxOptions = { ...DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { log: logOption, clock = () => performance.now(), ...given } = options;
+  const settings: SandboxOptions = { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+  const log = logOption ?? ((line: string) => process.stderr.write(`${line}\n`));
   let core: SandboxCore;
   try {
-    core = new SandboxCore(settings, () => performance.now());
+    core = new SandboxCore(settings, clock);
   } catch (err) {
     if (err instanceof StateFileError) throw new SandboxStartError(err.message);
     throw err;

@@ -78,6 +78,8 @@ describe('--watch into a pipe (ndjson)', () => {
   });
 
   it('list: a new object is appended', { timeout: 60_000 }, async () => {
+    // Its own object to count, not one an earlier test planted: this test runs alone too.
+    await plant([{ publicId: 'ap-watchold0001', name: 'old', status: 'running' }]);
     let n = 0;
     let total = 0;
     const r = await watch(['apps', 'list', '--all', '--watch', '--interval', '1s', '-o', 'ndjson'], async (line, stop) => {
@@ -94,7 +96,8 @@ describe('--watch into a pipe (ndjson)', () => {
     expect(r.interrupted, r.stderr).toBe(true);
     expect(r.lines.at(-1)).toContain('ap-watchnew0001');
     // The second round printed only the new object, not the whole list again.
-    expect(r.lines.filter((l) => l.includes('ap-watchone001'))).toHaveLength(1);
+    expect(r.lines.filter((l) => l.includes('ap-watchold0001'))).toHaveLength(1);
+    expect(r.lines.filter((l) => l.includes('ap-watchnew0001'))).toHaveLength(1);
     expect(n).toBe(r.lines.length);
   });
 });

@@ -1,10 +1,10 @@
-// One face for the two platform servers the e2e suite runs against: our sandbox (spawned
-// as `hostctl sandbox`, a child process) and the independent alt server (in-process),
+// One face for the two platform servers the suite runs against: our sandbox (spawned as
+// `hostctl sandbox`, a child process, or in-process: inproc.ts) and the independent alt server (in-process),
 // which follows the platform document but chooses differently where it is silent.
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { startSandbox } from './cli.js';
+import { startSandbox, type Sandbox } from './cli.js';
 import { startAltServer, toJsonText } from './alt-server.js';
 
 export interface LoggedRequest {
@@ -38,7 +38,11 @@ function asRecords(v: unknown): Record<string, unknown>[] {
 }
 
 export async function startSandboxServer(args: string[] = []): Promise<PlatformServer> {
-  const sb = await startSandbox(args);
+  return platformOf(await startSandbox(args));
+}
+
+/** A started sandbox (a child process, or in-process: see inproc.ts) as a PlatformServer. */
+export function platformOf(sb: Pick<Sandbox, 'baseUrl' | 'token' | 'origin' | 'stop'>): PlatformServer {
   const admin = (path: string, init?: RequestInit) => fetch(`${sb.origin}/_sandbox${path}`, init);
   return {
     name: 'sandbox',

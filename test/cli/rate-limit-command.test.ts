@@ -3,8 +3,8 @@
 // 600 s), so the remaining count is exactly the limit minus the requests it logged.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
+import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 const LIMIT = 50;
 const RATE_LINE = /^Rate limit: (\d+)\/(\d+) requests left, resets in (\d+)s(?: \(this command: \d+ requests?\))?$/m;

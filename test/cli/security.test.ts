@@ -1,4 +1,4 @@
-// Token safety end to end (issue 8): the built CLI against loopback servers that misbehave
+// Token safety end to end (issue 8): hostctl in-process against loopback servers that misbehave
 // on purpose. The token never travels over plain http to a non-loopback host, never
 // follows a redirect to another origin, and never shows in --verbose output, error
 // messages, config or state files. Related tests elsewhere: the lockout guard and the
@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
+import { filesContaining, runCli, startSandbox, tmpDir, type RunResult } from '../support/inproc.js';
 import { behaviours, expectCleanFailure, NO_PROXY_ENV, redirectTo, startHostile, type HostileServer } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2e_SECURITY_secret_token_k8d3';

@@ -8,9 +8,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
 import { startHostile } from '../support/hostile-server.js';
-import { startAlt } from '../support/servers.js';
+import { startAlt } from '../support/inproc.js';
 
 type Alt = Awaited<ReturnType<typeof startAlt>>;
 

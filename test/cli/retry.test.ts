@@ -4,7 +4,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
+import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
 import { NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 
 const TOKEN = 'hc_retrytesttoken0000000000000001';

@@ -3,8 +3,7 @@
 // server (Retry-After as an HTTP date, Reset as a Unix time).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInPty, tmpDir } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, startAlt, startSandboxServer, tmpDir, type PlatformServer, type VirtualClock } from '../support/inproc.js';
 
 interface StatusLog {
   status: number;
@@ -18,7 +17,9 @@ async function sandboxStatuses(server: PlatformServer): Promise<number[]> {
 }
 
 describe('rate limit against the sandbox (2 requests per 3 s window)', () => {
-  let server: PlatformServer;
+  // The sandbox and every run share a virtual clock: the window is 3 s of that clock, so a
+  // busy machine cannot make a test miss it, and a wait costs no real time.
+  let server: PlatformServer & { clock: VirtualClock };
   beforeAll(async () => {
     server = await startSandboxServer(['--rate-limit', '2', '--window', '3']);
   });
@@ -29,46 +30,64 @@ describe('rate limit against the sandbox (2 requests per 3 s window)', () => {
   const run = (args: string[], configDir: string) =>
     runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: configDir } });
 
-  /** Waits until the sandbox's window is empty again. */
-  const drain = () => new Promise((r) => setTimeout(r, 3200));
+  /** Lets the sandbox's window empty: 3 s of its clock pass. */
+  const drain = () => server.clock.advance(3001);
 
   it('a 429 is waited out (Retry-After) and the same request sent again', async () => {
-    await drain();
+    drain();
     await server.clearRequests();
     // Fresh config dirs: no saved state, so the third command collects a 429.
     const dirs = [tmpDir(), tmpDir(), tmpDir()];
     for (const d of dirs.slice(0, 2)) expect((await run(['apps', 'list', '--limit', '1', '--json'], d.path)).code).toBe(0);
+    const start = server.clock.now();
     const third = await run(['apps', 'list', '--limit', '1', '--json'], dirs[2]!.path);
     for (const d of dirs) d.cleanup();
     expect(third.code).toBe(0);
     expect(JSON.parse(third.stdout)).toHaveLength(1);
     expect(third.stderr).toMatch(/wait/i);
     expect(await sandboxStatuses(server)).toEqual([200, 200, 429, 200]);
+    // It waited what Retry-After said (whole seconds, at most the 3 s window), not more.
+    const waited = server.clock.now() - start;
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(waited).toBeLessThanOrEqual(3000 + 1000);
   });
 
   it('--no-wait exits 5 at once', async () => {
-    await drain();
+    drain();
     const dirs = [tmpDir(), tmpDir(), tmpDir()];
     for (const d of dirs.slice(0, 2)) await run(['apps', 'list', '--limit', '1'], d.path);
+    await server.clearRequests();
+    const [before, slept] = [server.clock.now(), server.clock.sleeps.length];
     const r = await run(['apps', 'list', '--limit', '1', '--no-wait'], dirs[2]!.path);
     for (const d of dirs) d.cleanup();
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/rate limit/i);
+    // At once: no sleep at all, not a moment of the clock, and the one 429 not retried.
+    expect(server.clock.sleeps.length).toBe(slept);
+    expect(server.clock.now()).toBe(before);
+    expect(await sandboxStatuses(server)).toEqual([429]);
   });
 
   it('--max-wait shorter than Retry-After: exit 5 without waiting', async () => {
-    await drain();
+    drain();
     const dirs = [tmpDir(), tmpDir(), tmpDir()];
     for (const d of dirs.slice(0, 2)) await run(['apps', 'list', '--limit', '1'], d.path);
+    await server.clearRequests();
+    const [before, slept] = [server.clock.now(), server.clock.sleeps.length];
     const r = await run(['apps', 'list', '--limit', '1', '--max-wait', '0'], dirs[2]!.path);
     for (const d of dirs) d.cleanup();
     expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/--max-wait/);
+    expect(server.clock.sleeps.length).toBe(slept);
+    expect(server.clock.now()).toBe(before);
+    expect(await sandboxStatuses(server)).toEqual([429]);
   });
 
   it('with the saved state, the next command waits before sending instead of collecting a 429', async () => {
-    await drain();
+    drain();
     await server.clearRequests();
+    const slept = server.clock.sleeps.length;
     const dir = tmpDir();
     for (let i = 0; i < 3; i++) {
       const r = await run(['apps', 'list', '--limit', '1', '--json'], dir.path);
@@ -77,6 +96,8 @@ describe('rate limit against the sandbox (2 requests per 3 s window)', () => {
     const rate = await run(['rate-limit', '--json'], dir.path);
     dir.cleanup();
     expect(await sandboxStatuses(server)).toEqual([200, 200, 200]);
+    // The third command waited for the window before it sent anything.
+    expect(server.clock.sleptSince(slept)).toBeGreaterThanOrEqual(1000);
     expect(rate.code).toBe(0);
   });
 });
@@ -117,12 +138,4 @@ describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Re
     expect(Number(m?.[2])).toBeLessThanOrEqual(3600);
   });
 
-  it('on a terminal the wait shows a countdown spinner on stderr', async () => {
-    server.alt.force429(1, 2);
-    // CI=true turns spinners off (see IO); this is about a person's terminal.
-    const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: { ...env(), CI: undefined } });
-    expect(r.code).toBe(0);
-    const shown = r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
-    expect(shown).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Rate limit reached: waiting \d+s… \(Ctrl-C to stop\)/);
-  });
 });

@@ -3,8 +3,8 @@
 // requests, never timings, are asserted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
-import { startAlt, type PlatformServer } from '../support/servers.js';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { startAlt, type PlatformServer } from '../support/inproc.js';
 
 let sandbox: Sandbox;
 let config: { path: string; cleanup(): void };
@@ -34,10 +34,13 @@ describe('wait', () => {
       { publicId: 'ap-waittwo0001', name: 'two', status: 'running' },
     ]);
     await sandboxAdmin(sandbox).clearRequests();
+    // The change comes while hostctl sleeps after its first round.
+    const held = sandbox.clock.hold();
     const waiting = hostctl(['apps', 'wait', 'ap-waitone0001', 'ap-waittwo0001', '--for', 'status=running', '--interval', '1s', '--json']);
-    // Change the state only after hostctl has polled at least once.
-    for (let i = 0; i < 100 && (await sandboxAdmin(sandbox).requests()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await held.reached).toBeGreaterThanOrEqual(1000);
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(1);
     await plant([{ publicId: 'ap-waitone0001', name: 'one', status: 'running' }]);
+    held.release();
     const r = await waiting;
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { publicId: string; status: string }[];
@@ -46,7 +49,8 @@ describe('wait', () => {
       ['ap-waittwo0001', 'running'],
     ]);
     const seen = await sandboxAdmin(sandbox).requests();
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // Two rounds: the one before the change and the one after it, one request each.
+    expect(seen).toHaveLength(2);
     for (const req of seen) {
       expect(req.path).toBe('/v1/apps');
       expect(req.query).toContain('publicId[]=ap-waitone0001');
@@ -56,8 +60,16 @@ describe('wait', () => {
 
   it('exit 7 when the deadline passes first, naming what was not met', { timeout: 60_000 }, async () => {
     await plant([{ publicId: 'ap-waitslow001', name: 'slow', status: 'deploying' }]);
+    await sandboxAdmin(sandbox).clearRequests();
+    const start = sandbox.clock.now();
     const r = await hostctl(['apps', 'wait', 'ap-waitslow001', '--for', 'status=running', '--interval', '1s', '--deadline', '2s']);
     expect(r.code).toBe(7);
+    // It never sleeps past the deadline: when the next round (the interval, or longer when
+    // the budget asks) would come after it, it says so at once.
+    expect(sandbox.clock.now() - start).toBeLessThanOrEqual(2000);
+    const polls = (await sandboxAdmin(sandbox).requests()).length;
+    expect(polls).toBeGreaterThanOrEqual(1);
+    expect(polls).toBeLessThanOrEqual(3);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^hostctl: The deadline passed before 1 of 1 object met status=running: ap-waitslow001 \(status=deploying\)\./);
   });

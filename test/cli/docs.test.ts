@@ -5,8 +5,8 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 interface Row {
   method: string;

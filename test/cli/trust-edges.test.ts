@@ -1,4 +1,4 @@
-// Trust at the edges (issue 12): the built CLI against hostile loopback servers, odd input
+// Trust at the edges (issue 12): hostctl in-process against hostile loopback servers, odd input
 // and read-only disks. The token never reaches stdout or stderr, whichever path built the
 // text (one sink, io.ts); the lockout guard holds when the config dir cannot be written;
 // numbers from the server are bounded; redirects and next links are handled safely.
@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, filesContaining, runCli, runInPtyInteractive, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, filesContaining, runCli, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
 import {
   answer,
   bearer,
@@ -475,17 +475,6 @@ describe('clear messages instead of "unexpected error"', () => {
     expectCleanFailure(r, 6, TOKEN);
     expect(r.stderr).not.toMatch(/proxy/i);
     expect(proxy.seen).toEqual([]);
-  });
-
-  it('Ctrl-C at the hidden token prompt exits 130, nothing stored or sent', async () => {
-    const s = await server(behaviours.ok);
-    const r = await runInPtyInteractive(['auth', 'login', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
-      env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config },
-    });
-    expect(r.code, r.stdout).toBe(130);
-    expect(r.stdout).toMatch(/hostctl: Login interrupted; nothing was stored\./);
-    expect(s.connections()).toBe(0);
-    expect(readdirSync(config)).toEqual([]);
   });
 
   it('auth logout with no keychain reachable gives logout advice, not the ways to store a token', async () => {

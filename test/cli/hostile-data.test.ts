@@ -1,13 +1,13 @@
 // Hostile data end to end (issue 8): objects whose names carry terminal escape sequences,
 // C1 controls, bidi overrides, tabs and newlines, and very long or very wide text, planted
-// in the sandbox and read back through the built CLI. Table (in a real pseudo-terminal)
+// in the sandbox and read back through hostctl in-process. Table (on a fake terminal)
 // and tsv output carry nothing a terminal would act on and stay aligned; JSON output is
 // exactly what the server stored. The output layer's property test: test/unit/output-property.test.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { runCli, runInPty, tmpDir } from '../support/cli.js';
-import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, runInPty, tmpDir } from '../support/inproc.js';
+import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 // C0 and C1 controls (ESC, BEL, CSI U+009B, OSC U+009D… included), DEL, and the bidi
 // controls, but for the line structure each format writes itself.

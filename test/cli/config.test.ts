@@ -4,7 +4,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
 
 let home: { path: string; cleanup(): void };
 let config: { path: string; cleanup(): void };

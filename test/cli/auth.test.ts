@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
 
 let sandbox: Sandbox;
 let home: { path: string; cleanup(): void };
@@ -200,19 +200,6 @@ describe('auth login', () => {
     expect(second.code).toBe(4);
     expect(second.stderr).toMatch(/will not send it again/);
     expect(await requests()).toHaveLength(1);
-  });
-
-  it('a hidden prompt on a terminal: the token is not echoed, and is stored', async () => {
-    const r = await runInPtyInteractive(
-      ['auth', 'login', '--insecure-storage', '--base-url', sandbox.baseUrl],
-      [{ waitFor: /input is hidden/, send: `${sandbox.token}\r` }],
-      { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path } },
-    );
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Logged in/);
-    expect(r.stdout).not.toContain(sandbox.token);
-    expect(r.stdout).not.toContain(sandbox.token.slice(0, 8));
-    expect(readFileSync(join(config.path, 'tokens', 'default'), 'utf8').trim()).toBe(sandbox.token);
   });
 
   it('--profile decides where it goes; the other profiles are untouched', async () => {

@@ -3,9 +3,9 @@
 // first example of `hostctl --help` pasted into a real bash.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { ROOT, runCli, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
 import { HELP_TOPICS } from '../../src/help/names.js';
 
 const TOPICS = Object.keys(HELP_TOPICS);
@@ -129,29 +129,3 @@ describe('singular nouns and view, against the sandbox', () => {
   });
 });
 
-describe('the first example of hostctl --help', () => {
-  it('pasted into bash, starts a sandbox with its log in a file and points the shell at it', async () => {
-    const help = (await runCli(['--help'])).stdout;
-    const first = /\nExamples:\n {2}\$ (.*)\n/.exec(help)?.[1] ?? 'missing';
-    expect(first).toContain('2> sandbox.log');
-    const dir = tmpDir();
-    try {
-      const bin = join(dir.path, 'bin');
-      mkdirSync(bin);
-      symlinkSync(BIN, join(bin, 'hostctl'));
-      const script = `${first}\nhostctl apps list --limit 2 -o tsv --fields publicId\nkill %1\nwait\n`;
-      const r = await runProcess('bash', ['-c', script], {
-        cwd: dir.path,
-        env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOSTCTL_CONFIG_DIR: join(dir.path, 'config') },
-      });
-      expect(r.stderr).toBe('');
-      expect(r.stdout).toMatch(/^ap-\S+\nap-\S+\n$/);
-      const log = readFileSync(join(dir.path, 'sandbox.log'), 'utf8');
-      expect(log).toContain('hostctl sandbox: serving http://127.0.0.1:');
-      expect(log).toMatch(/^export HOSTCTL_BASE_URL=/m);
-      expect(log).toContain('GET /v1/apps 200 sandbox');
-    } finally {
-      dir.cleanup();
-    }
-  });
-});

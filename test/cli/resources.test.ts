@@ -1,10 +1,10 @@
-// The resource commands end to end: the built CLI as a child process against a real
+// The resource commands end to end: hostctl in-process (test/support/inproc.ts) against a real
 // server on loopback. Every scenario runs against our sandbox AND the independent alt
 // server, so the client is not tuned to the sandbox's own choices.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInPty, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, runInPty, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 import { RawJson } from '../support/alt-server.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[31mred\u001b[0m\u009b2J\u202eevil\tname\nnext';

@@ -1,4 +1,4 @@
-// `hostctl api` end to end: the built CLI as a child process against the sandbox (and the
+// `hostctl api` end to end: hostctl in-process (test/support/inproc.ts) against the sandbox (and the
 // independent alt server where its different choices matter: Link-header paging, its own
 // error bodies, and as "another origin" that must never be reached).
 
@@ -7,8 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
 interface LoggedBody {
   method: string;

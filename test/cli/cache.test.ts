@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
-import { startAlt, type PlatformServer } from '../support/servers.js';
+import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { startAlt, type PlatformServer } from '../support/inproc.js';
 import { NO_PROXY_ENV, startHostile } from '../support/hostile-server.js';
 
 let sandbox: Sandbox;

@@ -1,0 +1,153 @@
+// What only the real process shows: a reader that goes away (EPIPE), peak memory, and
+// the first --help example pasted into a real bash. The same commands' output and exit
+// codes, in-process: test/cli/cli-options.test.ts, output.test.ts, faults.test.ts.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { baseEnv, BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { startAltServer } from '../support/alt-server.js';
+import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+
+describe('a reader that goes away', () => {
+  let server: PlatformServer;
+  let config: { path: string; cleanup(): void };
+  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
+  beforeAll(async () => {
+    server = await startSandboxServer(['--rate-limit', '100000']);
+    config = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config?.cleanup();
+  });
+
+  it('a reader that goes away (| head, | true) ends hostctl quietly with exit 0, no EPIPE trace', async () => {
+    // `true` exits without reading, so every write hostctl makes meets a closed pipe.
+    for (const args of ['--help', 'apps list --all --json', 'apps list --all -o ndjson']) {
+      const r = await runProcess('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${args} | true`], { env: env() });
+      expect(r.stderr, args).toBe('');
+      expect(r.code, args).toBe(0);
+    }
+  });
+});
+
+describe('output that streams, into a pipe closed early', () => {
+  type Alt = Awaited<ReturnType<typeof startAltServer>>;
+  let many: Alt;
+  let config: { path: string; cleanup(): void };
+  const env = (server: Alt) => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
+  beforeAll(async () => {
+    config = tmpDir();
+    many = await startAltServer({ limit: 10_000 });
+    const extra = Array.from({ length: 500 }, (_, i) => ({ publicId: `ap-s${String(i).padStart(5, '0')}`, name: `s-${i}`, status: 'live' }));
+    many.addObjects('apps', extra);
+  });
+  afterAll(async () => {
+    await many?.close();
+    config?.cleanup();
+  });
+
+  for (const format of ['tsv', 'ndjson', 'json']) {
+    it(`stops fetching once the reader has gone: --all -o ${format} | head -1`, async () => {
+      many.clearRequests();
+      const pages = Math.ceil(many.objects('apps').length / 25);
+      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn('sh', ['-c', `'${process.execPath}' '${BIN}' apps list --all -o ${format} | head -1`], { env: baseEnv(env(many)) });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      expect(r.code).toBe(0);
+      expect(r.out.split('\n')).toHaveLength(2);
+      // The page whose write found the pipe closed may have been fetched; none after it.
+      expect(many.requests.length).toBeLessThanOrEqual(2);
+      expect(pages).toBeGreaterThan(10);
+    });
+  }});
+
+describe('a huge response (50 MB, streamed without Content-Length): bounded memory', () => {
+  const TOKEN = 'hct_e2e_FAULTS_secret_token_7q2w';
+  const TIME = '/usr/bin/time';
+  let config: { path: string; cleanup(): void };
+  let server: HostileServer | undefined;
+  const env = () => ({ ...NO_PROXY_ENV, HOSTCTL_TOKEN: TOKEN, HOSTCTL_CONFIG_DIR: config.path });
+  beforeEach(() => {
+    config = tmpDir('hostctl-faults-');
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    config.cleanup();
+  });
+
+  /**
+   * Runs hostctl and returns its peak RSS in MiB: measured from outside by GNU time where
+   * it is installed, else reported by the child itself (getrusage's maxrss, on exit).
+   */
+  async function measured(baseUrl: string): Promise<{ r: RunResult; peakMiB: number }> {
+    const out = join(config.path, `rss-${Math.random().toString(36).slice(2)}`);
+    const args = ['apps', 'list', '--base-url', baseUrl];
+    let r: RunResult;
+    let kib: number;
+    if (existsSync(TIME)) {
+      r = await runProcess(TIME, ['-f', '%M', '-o', out, process.execPath, BIN, ...args], { env: env(), timeoutMs: 60_000 });
+      kib = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
+    } else {
+      const hook = join(config.path, 'maxrss.mjs');
+      writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+      r = await runProcess(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], { env: env(), timeoutMs: 60_000 });
+      kib = Number(readFileSync(out, 'utf8'));
+    }
+    expect(Number.isFinite(kib) && kib > 0, `peak RSS read as ${kib}`).toBe(true);
+    return { r, peakMiB: kib / 1024 };
+  }
+
+  it('exit 1 with a clear message, and the client stops reading at its cap: bounded memory', async () => {
+    const small = await startHostile(behaviours.ok);
+    const baseline = await measured(small.baseUrl);
+    await small.close();
+    expect(baseline.r.code).toBe(0);
+
+    server = await startHostile(huge(50 * 1024 * 1024));
+    const { r, peakMiB } = await measured(server.baseUrl);
+    expectCleanFailure(r, 1, TOKEN);
+    expect(r.stderr).toMatch(/more than 32 MiB for GET \/v1\/apps; hostctl stopped reading it/);
+    // A client that read the whole body would hold it at least twice (the chunks, then
+    // the joined buffer or string): 100 MB above the baseline run. Capped at 32 MiB, it
+    // holds the cap once. The absolute bound is the issue's generous 200 MB: the baseline
+    // here (Node, undici, the CLI) is about 100 MB.
+    expect(peakMiB - baseline.peakMiB, `peak ${peakMiB.toFixed(0)} MiB, baseline ${baseline.peakMiB.toFixed(0)} MiB`).toBeLessThan(80);
+    expect(peakMiB).toBeLessThan(200);
+  });
+});
+
+describe('the first example of hostctl --help', () => {
+  it('pasted into bash, starts a sandbox with its log in a file and points the shell at it', async () => {
+    const help = (await runCli(['--help'])).stdout;
+    const first = /\nExamples:\n {2}\$ (.*)\n/.exec(help)?.[1] ?? 'missing';
+    expect(first).toContain('2> sandbox.log');
+    const dir = tmpDir();
+    try {
+      const bin = join(dir.path, 'bin');
+      mkdirSync(bin);
+      symlinkSync(BIN, join(bin, 'hostctl'));
+      const script = `${first}\nhostctl apps list --limit 2 -o tsv --fields publicId\nkill %1\nwait\n`;
+      const r = await runProcess('bash', ['-c', script], {
+        cwd: dir.path,
+        env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOSTCTL_CONFIG_DIR: join(dir.path, 'config') },
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^ap-\S+\nap-\S+\n$/);
+      const log = readFileSync(join(dir.path, 'sandbox.log'), 'utf8');
+      expect(log).toContain('hostctl sandbox: serving http://127.0.0.1:');
+      expect(log).toMatch(/^export HOSTCTL_BASE_URL=/m);
+      expect(log).toContain('GET /v1/apps 200 sandbox');
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

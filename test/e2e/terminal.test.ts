@@ -1,0 +1,93 @@
+// The real terminal: hostctl in a pseudo-terminal (util-linux `script`), where what a
+// person sees depends on the terminal itself: a countdown that runs in real time, a
+// hidden prompt in raw mode, Ctrl-C there, and a smoke test of a coloured table. What
+// hostctl decides on a terminal (tables, colour, spinners, widths) is tested in-process on
+// a fake one: test/cli/cli-options.test.ts, hostile-data.test.ts, output.test.ts.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runInPty, runInPtyInteractive, tmpDir } from '../support/cli.js';
+import { behaviours, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+
+let home: { path: string; cleanup(): void };
+let config: { path: string; cleanup(): void };
+beforeEach(() => {
+  home = tmpDir('hostctl-pty-home-');
+  config = tmpDir('hostctl-pty-config-');
+});
+afterEach(() => {
+  home.cleanup();
+  config.cleanup();
+});
+
+describe('against the sandbox', () => {
+  let sandbox: PlatformServer;
+  beforeAll(async () => {
+    sandbox = await startSandboxServer(['--rate-limit', '100000']);
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it('a table on a terminal colours the status column', async () => {
+    // CI=true turns spinners off (see IO); this is about a person's terminal.
+    const r = await runInPty(['apps', 'list'], { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/PUBLIC ID.*NAME/);
+    expect(r.stdout).toMatch(/\u001b\[32mrunning\u001b\[39m/);
+  });
+
+  it('a hidden prompt on a terminal: the token is not echoed, and is stored', async () => {
+    const r = await runInPtyInteractive(
+      ['auth', 'login', '--insecure-storage', '--base-url', sandbox.baseUrl],
+      [{ waitFor: /input is hidden/, send: `${sandbox.token}\r` }],
+      { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Logged in/);
+    expect(r.stdout).not.toContain(sandbox.token);
+    expect(r.stdout).not.toContain(sandbox.token.slice(0, 8));
+    expect(readFileSync(join(config.path, 'tokens', 'default'), 'utf8').trim()).toBe(sandbox.token);
+  });
+});
+
+describe('against the alt server', () => {
+  let server: Awaited<ReturnType<typeof startAlt>>;
+  beforeAll(async () => {
+    server = await startAlt({ limit: 1000 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
+
+  it('on a terminal the wait shows a countdown spinner on stderr', async () => {
+    server.alt.force429(1, 2);
+    // CI=true turns spinners off (see IO); this is about a person's terminal.
+    const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: { ...env(), CI: undefined } });
+    expect(r.code).toBe(0);
+    const shown = r.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+    expect(shown).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Rate limit reached: waiting \d+s… \(Ctrl-C to stop\)/);
+  });
+});
+
+describe('at the hidden prompt', () => {
+  const servers: HostileServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  it('Ctrl-C at the hidden token prompt exits 130, nothing stored or sent', async () => {
+    const s = await startHostile(behaviours.ok);
+    servers.push(s);
+    const r = await runInPtyInteractive(['auth', 'login', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
+      env: { ...NO_PROXY_ENV, HOME: home.path, HOSTCTL_CONFIG_DIR: config.path },
+    });
+    expect(r.code, r.stdout).toBe(130);
+    expect(r.stdout).toMatch(/hostctl: Login interrupted; nothing was stored\./);
+    expect(s.connections()).toBe(0);
+    expect(readdirSync(config.path)).toEqual([]);
+  });
+});
