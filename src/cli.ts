@@ -88,6 +88,8 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
     getErrHelpWidth: () => rt.stderr.columns ?? 80,
     getOutHasColors: () => false,
     getErrHasColors: () => false,
+    // commander's "error: …" gets the prefix of every message hostctl writes.
+    outputError: (s: string, write: (s: string) => void) => write(s.replace(/^error: /, 'hostctl: ')),
   };
   const shared = (cmd: CommandUnknownOpts) =>
     cmd

@@ -59,7 +59,16 @@ describe('hostctl help <topic>', () => {
     const r = await runCli(['aps', 'list']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/unknown command 'aps'\n\(Did you mean .*\bapps\b/);
+    expect(r.stderr).toMatch(/^hostctl: unknown command 'aps'\n\(Did you mean .*\bapps\b/);
+  });
+
+  it("commander's own usage errors carry the prefix of every hostctl message", async () => {
+    for (const args of [['apps', 'list', '--bogus'], ['apps', 'get'], ['-o']]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^hostctl: (unknown option '--bogus'|missing required argument|option '-o, --output <format>' argument missing)/);
+      expect(r.stderr, args.join(' ')).not.toMatch(/^error:/m);
+    }
   });
 
   it('the topics are not in the program that every command loads', () => {

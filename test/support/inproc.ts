@@ -159,6 +159,27 @@ async function withTimeout(run: Promise<number>, args: string[], ms = 30_000, pr
 }
 
 /**
+ * What native code reads from the process's own environment, not from the run's: the
+ * keychain addon finds D-Bus by DBUS_SESSION_BUS_ADDRESS. A run that sets one sets it for
+ * the process while it runs (tests in one file run one at a time).
+ */
+const PROCESS_ENV_KEYS = ['DBUS_SESSION_BUS_ADDRESS'];
+
+async function withProcessEnv<T>(env: NodeJS.ProcessEnv, run: () => Promise<T>): Promise<T> {
+  const saved = PROCESS_ENV_KEYS.map((k) => [k, process.env[k]] as const);
+  const put = (k: string, v: string | undefined) => {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  };
+  for (const k of PROCESS_ENV_KEYS) put(k, env[k]);
+  try {
+    return await run();
+  } finally {
+    for (const [k, v] of saved) put(k, v);
+  }
+}
+
+/**
  * Runs hostctl in this process, like runCli runs the built one. The environment is built
  * as the real runs' is (baseEnv), so HOME and the XDG dirs a test sets are the ones used.
  */
@@ -175,7 +196,7 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
   const stderr = new MemoryOut(opts.columns === undefined ? undefined : { columns: opts.columns });
   const rt: Runtime = { env, stdin: stdinOf(opts.input, opts.stdinTTY === true), stdout, stderr, clock: opts.clock ?? clockFor(env) };
-  const code = await withTimeout(main(args, rt), args, opts.timeoutMs, () => `stdout: ${stdout.text}\nstderr: ${stderr.text}`);
+  const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => `stdout: ${stdout.text}\nstderr: ${stderr.text}`));
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
@@ -245,6 +266,6 @@ export async function runInPty(args: string[], opts: InprocRunOptions = {}): Pro
   const env = baseEnv({ TERM: 'xterm-256color', ...opts.env });
   const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
   const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
-  const code = await withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text);
+  const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text));
   return { code, stdout: screen.text, stderr: '' };
 }
