@@ -7,6 +7,7 @@
 export default class NoSkipsReporter {
   onTestRunEnd(testModules, _errors, reason) {
     if (reason === 'interrupted') return;
+    process.stderr.write(`ci: vitest ran on Node ${process.version} (${process.execPath})\n`);
     const skipped = [];
     for (const mod of testModules) {
       if (mod.state() === 'skipped' && [...mod.children.allTests()].length === 0) skipped.push(`${mod.relativeModuleId} (the whole file)`);
