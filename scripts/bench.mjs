@@ -35,8 +35,9 @@
 // bin/hostctl.js with a dist/ built by that Node; and the sizes of both),
 // --node N (every process runs on the newest Node N.x from scripts/node-dist.mjs, hostctl
 // from a copy of the package whose dist/ that Node built: the figures per Node),
-// --against FILE (also (a), (b) and (c) of another build, FILE being its bin/hostctl.js,
-// against this one, alternately in the same run: a change's cost before and after).
+// --against FILE (also (a), `apps list` as a table, (b) and (c) of another build, FILE being its bin/hostctl.js,
+// against this one, alternately in the same run: a change's cost before and after; may be
+// given more than once, numbered #1, #2… in the order given).
 
 /* global fetch */
 import { build } from 'esbuild';
@@ -68,7 +69,7 @@ try {
       'keep-env': { type: 'boolean', default: false },
       sea: { type: 'boolean', default: false },
       node: { type: 'string' },
-      against: { type: 'string' },
+      against: { type: 'string', multiple: true },
     },
   }));
 } catch (err) {
@@ -579,17 +580,18 @@ async function main() {
     timed('(b) --version         / node -e 0', () => run(NODE, [BIN, '--version'], env), () => run(NODE, ['-e', '0'], env), 1.15);
     timed('(c) __complete apps get "" / node -e 0', () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), () => run(NODE, ['-e', '0'], env), 1.2);
 
-    if (args.against) {
-      const other = args.against;
+    for (const [n, other] of (args.against ?? []).entries()) {
       if (!existsSync(other)) fail(`--against ${other}: no such file.`);
       if (run(NODE, [other, 'apps', 'list', '--json'], env).stdout !== run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout) fail(`${other} and this build printed different data.`);
+      const tag = args.against.length > 1 ? ` #${n + 1}` : '';
       const cases = [
         ['apps list --json', ['apps', 'list', '--json']],
+        ['apps list (a table)', ['apps', 'list']],
         ['--version', ['--version']],
         ['__complete apps get ""', ['__complete', 'apps', 'get', '']],
       ];
       for (const [i, [label, argv]] of cases.entries()) {
-        timed(`(x${i + 1}) ${label}: this build / --against`, () => run(NODE, [BIN, ...argv], env), () => run(NODE, [other, ...argv], env));
+        timed(`(x${i + 1}) ${label}: this build / --against${tag}`, () => run(NODE, [BIN, ...argv], env), () => run(NODE, [other, ...argv], env));
       }
     }
 
@@ -636,6 +638,7 @@ async function main() {
     const nodeVersion = run(NODE, ['--version'], env).stdout.trim();
     console.log(`hostctl ${version}, Node ${nodeVersion}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ${process.platform}`);
     console.log(`${RUNS} alternating pairs per case after ${WARMUP} warm-up pairs (RSS: ${RSS_RUNS}); load average ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+    for (const [n, other] of (args.against ?? []).entries()) console.log(`--against${args.against.length > 1 ? ` #${n + 1}` : ''}: ${other}`);
     if (!args['keep-env'] && process.env.NODE_EXTRA_CA_CERTS) console.log('NODE_EXTRA_CA_CERTS is set here and was left out of the runs (--keep-env keeps it).');
     console.log('');
     const header = ['case (A / B)', 'median A', 'median B', 'A/B', 'target', ''];
