@@ -92,8 +92,9 @@ const PROGRAM_BUILTINS = ['node:http', 'node:crypto', 'node:os', 'node:vm'];
  * slower for it (docs/performance.md).
  */
 function enableChunkCache(dir, from) {
+  if (from !== FILES) return; // the single-file executable's chunks are its own assets
   const { enableCompileCache } = require('node:module');
-  if (from === FILES && typeof enableCompileCache === 'function') enableCompileCache(join(dir, '.compile-cache'));
+  if (typeof enableCompileCache === 'function') enableCompileCache(join(dir, '.compile-cache'));
 }
 
 /** dist/hostctl.cjs: the program. */
