@@ -21,5 +21,7 @@ export default defineConfig({
       { extends: true, test: { name: 'cli', include: ['test/cli/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
+    // Under CI=true a skipped test fails the run (.ci/no-skips-reporter.mjs).
+    reporters: process.env.CI === 'true' ? ['default', './.ci/no-skips-reporter.mjs'] : ['default'],
   },
 });

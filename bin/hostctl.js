@@ -74,8 +74,33 @@ function loadBundle(name, dir, { train = false, as = dir, from = FILES, require:
   return { exports: mod.exports, saveCache };
 }
 
+/**
+ * Node's own modules that the program's commands load: HTTP (undici builds on node:http
+ * and node:net), node:crypto (the token's fingerprint), node:os (the config's paths) and
+ * node:vm (loadBundle). Node ships them compiled, in a
+ * code cache of its own, which V8 accepts only while its flags are the ones Node was built
+ * with: loaded after the flag below, each would be compiled from its source on every run.
+ */
+const PROGRAM_BUILTINS = ['node:http', 'node:crypto', 'node:os', 'node:vm'];
+
+/**
+ * On Node 22 and later, Node keeps a code cache of what require() compiles
+ * (module.enableCompileCache), in dist/.compile-cache where dist/ is writable: here the
+ * files in dist/chunks/ that some commands require (tables, config writes, the spinner,
+ * the sandbox), which have no cache of their own. The program itself keeps loadBundle's:
+ * Node's holds only what compiling a file compiles, not what running it did, and measured
+ * slower for it (docs/performance.md).
+ */
+function enableChunkCache(dir, from) {
+  if (from !== FILES) return; // the single-file executable's chunks are its own assets
+  const { enableCompileCache } = require('node:module');
+  if (typeof enableCompileCache === 'function') enableCompileCache(join(dir, '.compile-cache'));
+}
+
 /** dist/hostctl.cjs: the program. */
 function loadProgram(dir = DIST, options = {}) {
+  for (const id of PROGRAM_BUILTINS) require(id);
+  if (!options.train) enableChunkCache(dir, options.from ?? FILES);
   // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
   // threads, and Node waits for those to finish before it exits: about 100 ms on two
   // cores, after the output is printed. The baseline compiler is ample for HTTP headers.

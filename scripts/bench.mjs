@@ -1,9 +1,9 @@
 // `npm run bench`: hostctl's start-up cost as ratios to bare Node doing the same work.
 //
-//   (a) hostctl apps list --json   vs  a bare node:http script: the same GET, same headers, prints the JSON
-//   (b) hostctl --version          vs  node -e 0
-//   (c) hostctl __complete apps get ""  vs  node -e 0
-//   (d) peak RSS of (a)            vs  peak RSS of (a)'s baseline
+//   (a) hostctl apps list --json   vs  a bare node:http script: the same GET, same headers, prints the JSON  (≤ 1.5)
+//   (b) hostctl --version          vs  node -e 0  (≤ 1.15)
+//   (c) hostctl __complete apps get ""  vs  node -e 0  (≤ 1.2)
+//   (d) peak RSS of (a)            vs  peak RSS of (a)'s baseline  (≤ 1.5)
 //
 // and, for information, the floor of (a) for any program that uses undici: a script doing
 // the same GET through the same slim undici bundle (scripts/trim.mjs), loaded the way
@@ -32,7 +32,12 @@
 // --section startup|output|economy|all (default all), --keep-env (see childEnv below), --sea (also
 // the single-file executable, dist/hostctl-<platform>-<arch> from `npm run build:sea`,
 // against `node bin/hostctl.js` on three commands, then against its own Node (24) running
-// bin/hostctl.js with a dist/ built by that Node; and the sizes of both).
+// bin/hostctl.js with a dist/ built by that Node; and the sizes of both),
+// --node N (every process runs on the newest Node N.x from scripts/node-dist.mjs, hostctl
+// from a copy of the package whose dist/ that Node built: the figures per Node),
+// --against FILE (also (a), `apps list` as a table, (b) and (c) of another build, FILE being its bin/hostctl.js,
+// against this one, alternately in the same run: a change's cost before and after; may be
+// given more than once, numbered #1, #2… in the order given).
 
 /* global fetch */
 import { build } from 'esbuild';
@@ -46,8 +51,9 @@ import { nodeDist } from './node-dist.mjs';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin', 'hostctl.js');
-const NODE = process.execPath;
+// Both change with --node (main).
+let BIN = join(ROOT, 'bin', 'hostctl.js');
+let NODE = process.execPath;
 const TIME = '/usr/bin/time';
 const SEA = join(ROOT, 'dist', `hostctl-${process.platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`);
 
@@ -62,10 +68,12 @@ try {
       section: { type: 'string', default: 'all' },
       'keep-env': { type: 'boolean', default: false },
       sea: { type: 'boolean', default: false },
+      node: { type: 'string' },
+      against: { type: 'string', multiple: true },
     },
   }));
 } catch (err) {
-  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--output-runs N] [--section startup|output|economy|all] [--keep-env] [--sea]\n`);
+  process.stderr.write(`bench: ${err.message}\nUsage: npm run bench -- [--runs N] [--warmup N] [--rss-runs N] [--output-runs N] [--section startup|output|economy|all] [--keep-env] [--sea] [--node N] [--against FILE]\n`);
   process.exit(2);
 }
 
@@ -516,9 +524,14 @@ async function main() {
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
   const OUTPUT_RUNS = count(args['output-runs'], '--output-runs');
   if (!['all', 'startup', 'output', 'economy'].includes(args.section)) fail(`--section takes startup, output, economy or all, not "${args.section}".`);
+  if (args.node !== undefined && args.sea) fail('--sea compares the executable with the Node that runs the bench: leave out --node.');
   const scratch = mkdtempSync(join(tmpdir(), 'hostctl-bench-'));
   let sandbox;
   try {
+    if (args.node !== undefined) {
+      NODE = nodeDist(args.node, { log: (line) => process.stderr.write(`${line}\n`) });
+      BIN = buildForNode(NODE, join(scratch, `node${args.node}`));
+    }
     if (args.section === 'output') {
       for (const line of await outputSection(scratch, OUTPUT_RUNS)) console.log(line);
       return 0;
@@ -562,10 +575,25 @@ async function main() {
       const r = alternate(() => a().ms, () => b().ms, WARMUP, RUNS);
       rows.push({ name, a: r.a, b: r.b, unit: 'ms', target });
     };
-    timed('(a) apps list --json  / node:http script', () => run(NODE, [BIN, 'apps', 'list', '--json'], env), () => run(NODE, [baselineFile], env), 1.3);
+    timed('(a) apps list --json  / node:http script', () => run(NODE, [BIN, 'apps', 'list', '--json'], env), () => run(NODE, [baselineFile], env), 1.5);
     timed('    undici floor of (a) / node:http script', () => run(NODE, [undiciFloor], env), () => run(NODE, [baselineFile], env));
     timed('(b) --version         / node -e 0', () => run(NODE, [BIN, '--version'], env), () => run(NODE, ['-e', '0'], env), 1.15);
     timed('(c) __complete apps get "" / node -e 0', () => run(NODE, [BIN, '__complete', 'apps', 'get', ''], env), () => run(NODE, ['-e', '0'], env), 1.2);
+
+    for (const [n, other] of (args.against ?? []).entries()) {
+      if (!existsSync(other)) fail(`--against ${other}: no such file.`);
+      if (run(NODE, [other, 'apps', 'list', '--json'], env).stdout !== run(NODE, [BIN, 'apps', 'list', '--json'], env).stdout) fail(`${other} and this build printed different data.`);
+      const tag = args.against.length > 1 ? ` #${n + 1}` : '';
+      const cases = [
+        ['apps list --json', ['apps', 'list', '--json']],
+        ['apps list (a table)', ['apps', 'list']],
+        ['--version', ['--version']],
+        ['__complete apps get ""', ['__complete', 'apps', 'get', '']],
+      ];
+      for (const [i, [label, argv]] of cases.entries()) {
+        timed(`(x${i + 1}) ${label}: this build / --against${tag}`, () => run(NODE, [BIN, ...argv], env), () => run(NODE, [other, ...argv], env));
+      }
+    }
 
     if (args.sea) {
       if (!existsSync(SEA)) fail(`${SEA} is missing: run "npm run build:sea" after "npm run build".`);
@@ -607,8 +635,10 @@ async function main() {
     const load1 = loadavg()[0];
 
     const cpu = cpus();
-    console.log(`hostctl ${version}, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ${process.platform}`);
+    const nodeVersion = run(NODE, ['--version'], env).stdout.trim();
+    console.log(`hostctl ${version}, Node ${nodeVersion}, ${cpu.length} × ${cpu[0]?.model ?? 'CPU'}, ${process.platform}`);
     console.log(`${RUNS} alternating pairs per case after ${WARMUP} warm-up pairs (RSS: ${RSS_RUNS}); load average ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+    for (const [n, other] of (args.against ?? []).entries()) console.log(`--against${args.against.length > 1 ? ` #${n + 1}` : ''}: ${other}`);
     if (!args['keep-env'] && process.env.NODE_EXTRA_CA_CERTS) console.log('NODE_EXTRA_CA_CERTS is set here and was left out of the runs (--keep-env keeps it).');
     console.log('');
     const header = ['case (A / B)', 'median A', 'median B', 'A/B', 'target', ''];

@@ -1,10 +1,10 @@
 // Where the token of a run comes from, and its fingerprint. The token itself is never
 // written anywhere by this module; only the SHA-256 fingerprint is used as a key.
 
+import { createHash } from 'node:crypto';
 import { AuthError } from '../errors.js';
 import { checkProfileName, type ProfileConfig } from '../config/config.js';
 import { readTokenFile, tokenFile } from './file-store.js';
-import { sha256Hex } from './sha256.js';
 import type { IO } from '../io.js';
 
 export type TokenSource = 'env' | 'keychain' | 'file';
@@ -15,8 +15,9 @@ export interface Token {
   readonly fingerprint: string;
 }
 
+/** The lowercase hex SHA-256 of the token's UTF-8 bytes: the key of its state (state.json). */
 export function fingerprint(token: string): string {
-  return sha256Hex(token);
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** `…` and the last four characters, as the dashboard shows a token. */

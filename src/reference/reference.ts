@@ -3,9 +3,9 @@
 // than a day old, and fetched again when older, when asked (`docs --refresh`, `docs diff`)
 // or when a name is not in it.
 
+import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ApiError, NotFoundError, UsageError } from '../errors.js';
-import { sha256Hex } from '../auth/sha256.js';
 import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
 import { isFresh, readKept, writeKept, type KeptReference } from './store.js';
@@ -54,7 +54,7 @@ export async function fetchReference(ctx: Context, now: number): Promise<KeptRef
     baseUrl: baseUrlKey(base) ?? base.href,
     url: where,
     fetchedAt: now,
-    hash: `sha256:${sha256Hex(res.text)}`,
+    hash: `sha256:${createHash('sha256').update(res.text, 'utf8').digest('hex')}`,
     operations: extractOperations(doc, res.url, base),
   };
 }

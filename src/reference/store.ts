@@ -4,7 +4,6 @@
 // Completion reads it too, so this module loads nothing but the file helpers.
 
 import { join } from 'node:path';
-import { sha256Hex } from '../auth/sha256.js';
 import { readJsonFile, writeFileAtomic } from '../config/atomic.js';
 import { configDir } from '../config/paths.js';
 import { baseUrlKey } from '../config/url.js';
@@ -30,7 +29,11 @@ export interface KeptReference {
 
 export function referenceFile(base: URL | string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const key = baseUrlKey(base);
-  return key === undefined ? undefined : join(configDir(env), 'references', `${sha256Hex(key).slice(0, 32)}.json`);
+  if (key === undefined) return undefined;
+  // node:crypto on first use, not at load: completion (dist/complete.cjs) loads this module
+  // on every Tab press and hashes only when it completes operation names.
+  const digest = process.getBuiltinModule('node:crypto').createHash('sha256').update(key, 'utf8').digest('hex');
+  return join(configDir(env), 'references', `${digest.slice(0, 32)}.json`);
 }
 
 export function isFresh(kept: KeptReference, now: number): boolean {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -110,5 +110,51 @@ describe.each(BUNDLES)('the code cache of dist/$bundle', ({ bundle, args }) => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^hostctl: this installation is incomplete .*\nReinstall hostctl/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("the program's built-ins", () => {
+  // bin/hostctl.js sets a V8 flag (--liftoff-only) before it compiles the program. Node's
+  // own modules come with a code cache that V8 rejects once a flag has changed, so the
+  // ones a command needs are loaded before the flag, not compiled from their source after.
+  it('that a request needs are loaded before the V8 flag is set', async () => {
+    const dir = tmpDir('hostctl-builtins-');
+    dirs.push(dir);
+    const log = join(dir.path, 'loads.json');
+    const preload = join(dir.path, 'preload.cjs');
+    writeFileSync(
+      preload,
+      [
+        "'use strict';",
+        "const v8 = require('node:v8');",
+        'const set = v8.setFlagsFromString;',
+        'let atFlag;',
+        'v8.setFlagsFromString = (flags) => {',
+        '  atFlag ??= { flags, loaded: process.moduleLoadList.length };',
+        '  return set.call(v8, flags);',
+        '};',
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ atFlag, loads: process.moduleLoadList })));`,
+      ].join('\n'),
+    );
+    const sandbox = await startSandbox();
+    try {
+      const r = await runProcess(process.execPath, ['--require', preload, BIN, 'apps', 'list', '--json'], {
+        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: dir.path },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).not.toEqual([]);
+    } finally {
+      await sandbox.stop();
+    }
+    const { atFlag, loads } = JSON.parse(readFileSync(log, 'utf8')) as { atFlag?: { flags: string; loaded: number }; loads: string[] };
+    expect(atFlag?.flags).toBe('--liftoff-only');
+    const builtins = (list: string[]) => list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+    const before = builtins(loads.slice(0, atFlag?.loaded));
+    const after = builtins(loads.slice(atFlag?.loaded));
+    // The request went out through these, and the token's fingerprint through node:crypto.
+    for (const id of ['http', 'net', '_http_client', 'crypto']) {
+      expect(before, `${id} before the flag`).toContain(id);
+      expect(after, `${id} after the flag`).not.toContain(id);
+    }
   });
 });
