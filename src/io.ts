@@ -143,6 +143,10 @@ export function releaseSinks(...targets: Writable[]): void {
   }
 }
 
+/** cli-spinners' "dots" and, for the Linux console (no braille), its "line". */
+const DOTS_FRAMES = { interval: 80, frames: ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] };
+const LINE_FRAMES = { interval: 130, frames: ['-', '\\', '|', '/'] };
+
 export interface Spinner {
   text(text: string): void;
   stop(): void;
@@ -245,7 +249,12 @@ export class IO {
     this.spinnerStack.push(entry);
     if (!this.ora) {
       const { default: ora } = await import('ora');
-      this.ora ??= ora({ text, stream: this.stderr, discardStdin: false }).start();
+      // Decided here from the run's streams and environment (spinnerAllowed), not by ora
+      // from the process's: its own checks read process.env (CI, TERM), which is another
+      // run's in a test process.
+      // Frames as objects: ora swaps a named spinner for 'line' by process.env.TERM.
+      const spinner = this.env.TERM === 'linux' ? LINE_FRAMES : DOTS_FRAMES;
+      this.ora ??= ora({ text, stream: this.stderr, discardStdin: false, isEnabled: true, spinner }).start();
     }
     const line = this.ora;
     line.text = text;
