@@ -78,14 +78,8 @@ async function listOperations(ctx: Context, refresh: boolean): Promise<void> {
   if (rows.length === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note('The reference lists no operations.');
 }
 
-function toRow(op: Operation): OperationRow {
+export function toRow(op: Operation): OperationRow {
   return { method: op.method, path: op.path, summary: op.summary, operationId: op.operationId };
-}
-
-/** The operations of an OpenAPI 3 (or Swagger 2) document, as `docs --operations` lists them. */
-export async function operationsOf(doc: unknown, docUrl: URL, base: URL): Promise<OperationRow[]> {
-  const { extractOperations } = await import('../reference/operations.js');
-  return extractOperations(doc, docUrl, base).map(toRow);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { Argument, Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { findResource, NAME_FIELDS, RESOURCES, type Relation, type Resource } from '../resources.js';
+import { findResource, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
 import { batchIds, checkIds, fetchByIds } from './by-id.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { MAX_IDS, MAX_NAMES } from '../config/state.js';
@@ -16,11 +16,7 @@ import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
 import type { Printer } from '../output/format.js';
 
-/** `hostctl <resource>` and its verbs, for each resource in the table. */
-export function resourceCommands(): HostctlCommand[] {
-  return RESOURCES.map(resourceCommand);
-}
-
+/** `hostctl <resource>` and its verbs, for one resource of the table. */
 export function resourceCommand(r: Resource): HostctlCommand {
   const cmd = command(r.name)
     .description(`${r.description}: list, get and wait`)

@@ -36,7 +36,7 @@ export function isJsonNumber(v: unknown): v is JsonNumber {
 // slower parser.
 const MAYBE_LOSSY = /(?:^|[:[,])\s*-?[0-9][0-9.]{15}|(?:^|[:[,])\s*-?[0-9][0-9.]*[eE][+-]?[0-9]{3}/;
 
-/** Whether `text` may hold a number that JSON.parse would change; exported for tests. */
+/** Whether `text` may hold a number that JSON.parse would change (parseJson's fast path). */
 export function mayBeLossy(text: string): boolean {
   return MAYBE_LOSSY.test(text);
 }
@@ -61,7 +61,7 @@ export class JsonTooDeepError extends SyntaxError {
  */
 export function parseJson(text: string): unknown {
   checkDepth(text);
-  if (!MAYBE_LOSSY.test(text)) return JSON.parse(text);
+  if (!mayBeLossy(text)) return JSON.parse(text);
   return new LosslessParser(text).parseDocument();
 }
 

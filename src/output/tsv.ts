@@ -37,7 +37,3 @@ export function tsvWriter(defaults: readonly string[], fields?: readonly string[
     return out;
   };
 }
-
-export function renderTsv(rows: readonly unknown[], defaults: readonly string[], fields?: readonly string[]): string {
-  return tsvWriter(defaults, fields)(rows);
-}

@@ -3,7 +3,11 @@
 // URLs, descriptions without summaries), and the word splitting of $BROWSER.
 
 import { describe, expect, it } from 'vitest';
-import { docsUrl, operationsOf, splitCommand } from '../../src/commands/docs.js';
+import { docsUrl, splitCommand, toRow } from '../../src/commands/docs.js';
+import { extractOperations } from '../../src/reference/operations.js';
+
+/** The operations of a document as `docs --operations` lists them. */
+const operationsOf = async (doc: unknown, docUrl: URL, baseUrl: URL) => extractOperations(doc, docUrl, baseUrl).map(toRow);
 
 const base = new URL('https://api.example.invalid/v1');
 const at = new URL('https://api.example.invalid/v1/docs');
