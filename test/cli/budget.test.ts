@@ -4,7 +4,7 @@
 // (the ratios to the theoretical minimum are in `npm run bench`).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { runCli, sandboxAdmin, startAlt, startSandbox, tmpDir, VirtualClock, type RunResult, type Sandbox } from '../support/inproc.js';
 
 const LIMIT = 10;
 const WINDOW_SECONDS = 5;
@@ -62,5 +62,40 @@ describe(`one token, ${LIMIT} requests per ${WINDOW_SECONDS}s`, () => {
     // Two budgets that only learn of each other from the headers may meet a 429 at a
     // window's edge; they must not meet many.
     expect(mine.filter((r) => r.status === 429).length).toBeLessThanOrEqual(2);
+  });
+});
+
+// The budget learns the window from the headers, whatever their wording: the alt server
+// sends Reset as a Unix time and Retry-After as an HTTP date, over a 60-second window, and
+// shares a virtual clock with the runs, so a window that would take minutes takes none.
+describe('one token against a server that words its limit differently (alt: Reset as a Unix time, 60 s window)', () => {
+  it('4 parallel loops of 6 commands at 10 requests a minute: every command exits 0, 24 requests served, not one 429', { timeout: 180_000 }, async () => {
+    const clock = new VirtualClock();
+    const server = await startAlt({ limit: 10, now: clock.now });
+    const dir = tmpDir('hostctl-budget-alt-');
+    dirs.push(dir);
+    try {
+      const [first] = (await server.all('apps')) as { publicId?: string; id?: string }[];
+      const id = String(first?.publicId ?? first?.id);
+      await server.clearRequests();
+      // The window starts empty, as for the sandbox's loops above: those reads are past.
+      clock.advance(60_000);
+      const start = clock.now();
+      const loop = async (): Promise<RunResult[]> => {
+        const results: RunResult[] = [];
+        for (let i = 0; i < 6; i++) {
+          results.push(await runCli(['apps', 'get', id, '--json'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path }, clock, timeoutMs: 60_000 }));
+        }
+        return results;
+      };
+      const loops = await Promise.all([0, 1, 2, 3].map(loop));
+      for (const r of loops.flat()) expect(r.code, r.stderr).toBe(0);
+      expect(server.alt.requests).toHaveLength(24);
+      expect(server.alt.requests.filter((r) => r.status === 429)).toEqual([]);
+      // 24 requests at 10 a minute: a window had to pass, and the budget waited it out.
+      expect(clock.now() - start).toBeGreaterThanOrEqual(60_000);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -36,6 +36,8 @@ export interface AltOptions {
   nestReferences?: boolean;
   /** Say the collection's size in an X-Total-Count header. */
   totalHeader?: boolean;
+  /** The server's clock (its rate-limit window and lockout); default Date.now. */
+  now?: () => number;
 }
 
 /** The alt server's OpenAPI document; `evolved`: after the beta gained and lost operations. */
@@ -214,7 +216,7 @@ export async function startAltServer(options: AltOptions = {}) {
   const error = (code: string, message: string) => ({ error: { code, message } });
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string): number => {
-    const now = Date.now();
+    const now = (options.now ?? Date.now)();
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
     const ip = req.socket.remoteAddress ?? '?';
 
