@@ -10,7 +10,7 @@ import { main } from '../../src/cli.js';
 import type { Clock, Runtime } from '../../src/runtime.js';
 import { startSandboxServer as startServer, type StartOptions } from '../../src/sandbox/main.js';
 import { baseEnv, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
-import { MemoryStream } from '../unit/http-support.js';
+import { MemoryStream } from './memory-stream.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
 export { baseEnv, BIN, filesContaining, ROOT, runInPtyInteractive, runProcess, sandboxAdmin, tmpDir } from './cli.js';

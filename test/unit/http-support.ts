@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
+import { MemoryStream } from '../support/memory-stream.js';
 import { afterEach } from 'vitest';
 import { IO } from '../../src/io.js';
 import { StateStore } from '../../src/config/state.js';
@@ -54,25 +54,7 @@ export function json(res: ServerResponse, body: unknown, status = 200, headers: 
   res.end(JSON.stringify(body));
 }
 
-
-export class MemoryStream extends Writable {
-  text = '';
-  isTTY?: boolean;
-  // What ora calls on a terminal stream.
-  cursorTo(): boolean {
-    return true;
-  }
-  clearLine(): boolean {
-    return true;
-  }
-  moveCursor(): boolean {
-    return true;
-  }
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: () => void): void {
-    this.text += chunk.toString();
-    cb();
-  }
-}
+export { MemoryStream };
 
 export interface Harness {
   client: HttpClient;
