@@ -18,7 +18,6 @@ const UNIX_TIME_THRESHOLD = 1e9;
  * it would block the token for as long as it says (a Reset of 10^12 is the year 33658).
  */
 export const MAX_HORIZON_MS = 60 * 60 * 1000;
-export { MAX_TIMER_MS, sleepChunked } from '../runtime.js';
 import { sleepChunked } from '../runtime.js';
 
 function header(headers: Record<string, string>, name: string): string | undefined {

@@ -3,7 +3,8 @@
 // pieces instead of firing at once.
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_HORIZON_MS, MAX_TIMER_MS, parseReset, sleepChunked } from '../../src/http/ratelimit.js';
+import { MAX_HORIZON_MS, parseReset } from '../../src/http/ratelimit.js';
+import { MAX_TIMER_MS, sleepChunked } from '../../src/runtime.js';
 
 describe('parseReset', () => {
   const now = 1_700_000_000_000;
