@@ -43,8 +43,13 @@ class Times {
   }
 }
 
-function secondsUntil(ms: number): number {
-  return Math.max(0, Math.ceil(ms / 1000));
+/**
+ * Whole seconds left of a span of `spanMs` that began at `start`, at `t`. Written as
+ * span − elapsed, not start + span − t: with a fractional clock the latter is not exact
+ * in floating point, and rounded up it announced 61 s for a 60 s window.
+ */
+function secondsLeft(start: number, spanMs: number, t: number): number {
+  return Math.max(0, Math.ceil((spanMs - (t - start)) / 1000));
 }
 
 export class SlidingWindow {
@@ -61,7 +66,7 @@ export class SlidingWindow {
     const t = this.now();
     const times = this.prune(key, t);
     if (times.size >= this.limit) {
-      const wait = secondsUntil((times.oldest() ?? t) + this.windowMs - t);
+      const wait = secondsLeft(times.oldest() ?? t, this.windowMs, t);
       // Never 0: a client told to wait 0 seconds would come straight back.
       return { allowed: false, limit: this.limit, remaining: 0, reset: Math.max(1, wait), retryAfter: Math.max(1, wait) };
     }
@@ -91,7 +96,7 @@ export class SlidingWindow {
     return {
       limit: this.limit,
       remaining: Math.max(0, this.limit - times.size),
-      reset: oldest === undefined ? 0 : secondsUntil(oldest + this.windowMs - t),
+      reset: oldest === undefined ? 0 : secondsLeft(oldest, this.windowMs, t),
     };
   }
 }
@@ -103,7 +108,8 @@ export interface LockoutState extends WindowState {
 
 export class Lockout {
   private readonly failures: SlidingWindow;
-  private readonly lockedUntil = new Map<string, number>();
+  /** When each locked-out address was locked. */
+  private readonly lockedSince = new Map<string, number>();
 
   constructor(
     readonly after: number,
@@ -115,14 +121,14 @@ export class Lockout {
 
   /** The address's state; a lockout that has run out is forgotten here. */
   check(ip: string): LockoutState {
-    const until = this.lockedUntil.get(ip);
-    if (until !== undefined) {
-      const left = until - this.now();
-      if (left > 0) {
-        const s = Math.max(1, secondsUntil(left));
+    const since = this.lockedSince.get(ip);
+    if (since !== undefined) {
+      const t = this.now();
+      if (t - since < this.durationMs) {
+        const s = Math.max(1, secondsLeft(since, this.durationMs, t));
         return { limit: this.after, remaining: 0, reset: s, lockedFor: s };
       }
-      this.lockedUntil.delete(ip);
+      this.lockedSince.delete(ip);
     }
     return { ...this.failures.peek(ip), lockedFor: 0 };
   }
@@ -131,10 +137,10 @@ export class Lockout {
   fail(ip: string): LockoutState {
     const r = this.failures.take(ip);
     if (r.allowed && r.remaining > 0) return { limit: r.limit, remaining: r.remaining, reset: r.reset, lockedFor: 0 };
-    this.lockedUntil.set(ip, this.now() + this.durationMs);
+    this.lockedSince.set(ip, this.now());
     // The failures that led here are spent: after the lockout the address starts afresh.
     this.failures.clear(ip);
-    const s = Math.max(1, secondsUntil(this.durationMs));
+    const s = Math.max(1, secondsLeft(0, this.durationMs, 0));
     return { limit: this.after, remaining: 0, reset: s, lockedFor: s };
   }
 }

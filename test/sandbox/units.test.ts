@@ -63,6 +63,21 @@ describe('sliding window (fake clock)', () => {
     expect(w.take('b')).toMatchObject({ allowed: true, remaining: 1 });
   });
 
+  it('never announces more than the window, whatever fractions the clock has', () => {
+    // A monotonic clock in fractional milliseconds (performance.now): (t + 60000) - t is
+    // not always 60000 in floating point, and rounded up it said 61 s for a 60 s window.
+    let now = 0;
+    const w = new SlidingWindow(1, 60_000, () => now);
+    const lockout = new Lockout(1, 900_000, () => now);
+    for (let i = 0; i < 2000; i++) {
+      now = 123_456.789 * (i + 1) + i / 7;
+      expect(w.take(`k${i}`).reset).toBeLessThanOrEqual(60);
+      expect(w.take(`k${i}`).retryAfter).toBeLessThanOrEqual(60);
+      expect(lockout.fail(`ip${i}`).lockedFor).toBeLessThanOrEqual(900);
+      expect(lockout.check(`ip${i}`).lockedFor).toBeLessThanOrEqual(900);
+    }
+  });
+
   it('Reset is 0 with an empty window and rounds up otherwise', () => {
     let now = 0;
     const w = new SlidingWindow(5, 10_000, () => now);
