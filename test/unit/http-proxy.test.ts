@@ -5,12 +5,19 @@ import { NetworkError } from '../../src/errors.js';
 import { TOKEN, cleanupDirs, closeAfterEach, closedPort, harness, json, rejection, stub } from './http-support.js';
 
 const track = closeAfterEach();
-const saved = { ...process.env };
+// Set and restored key by key: replacing process.env with a copy would leave later files
+// in this worker (the unit project shares its workers) an object that no longer reaches
+// the real environment native code reads.
+const PROXY_KEYS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+const saved = PROXY_KEYS.map((k) => [k, process.env[k]] as const);
 beforeEach(() => {
-  for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']) delete process.env[k];
+  for (const k of PROXY_KEYS) delete process.env[k];
 });
 afterEach(() => {
-  process.env = { ...saved };
+  for (const [k, v] of saved) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
 });
 afterAll(cleanupDirs);
 
