@@ -1,11 +1,23 @@
-// Objects by public ID, shared by `get`, `wait` and `watch`: the check of the IDs as
-// given, and their fetch in batched requests. Below those commands, so that they do not
+// Objects by public ID, shared by `get`, `wait` and `watch`: the IDs argument of their
+// definitions, the check of the IDs as given, and their fetch in batched requests. Below those commands, so that they do not
 // import each other.
 
+import { Argument } from '@commander-js/extra-typings';
 import { UsageError } from '../errors.js';
+import { completes } from '../help/hints.js';
 import { idProblem, type Resource } from '../resources.js';
 import { publicIdOf } from '../json/narrow.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
+
+/** How help shows one of `r`'s IDs: its prefix, or a placeholder. */
+export function idHint(r: Resource): string {
+  return r.prefix ? `${r.prefix}…` : '<publicId>';
+}
+
+/** The `<publicId...>` argument of get and wait, completed from `r`'s remembered IDs. */
+export function idsArgument(r: Resource) {
+  return completes(new Argument('<publicId...>', `public IDs (${idHint(r)})`), { ids: r.name });
+}
 
 /** The longest URL one batch `get` sends; longer batches are split. */
 export const MAX_URL_BYTES = 4096;

@@ -1,17 +1,18 @@
 // `hostctl <resource> list|get|wait` for every resource in the table (src/resources.ts):
 // one definition and one implementation, seven resources, and the relation filters
-// (`environments list --app ap-…`) the table declares. wait's run is in wait.ts.
+// (`environments list --app ap-…`) the table declares. wait is in wait.ts.
 
-import { Argument, Option } from '@commander-js/extra-typings';
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { findResource, NAME_FIELDS, type Relation, type Resource } from '../resources.js';
-import { batchIds, checkIds, fetchByIds } from './by-id.js';
+import { batchIds, checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
+import { waitCommand } from './wait.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { MAX_IDS, MAX_NAMES } from '../config/state.js';
 import { baseUrlKey } from '../config/url.js';
 import { completes } from '../help/hints.js';
-import { collect, command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
+import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
 import type { Printer } from '../output/format.js';
@@ -27,14 +28,6 @@ export function resourceCommand(r: Resource): HostctlCommand {
   cmd.addCommand(getCommand(r));
   cmd.addCommand(waitCommand(r));
   return cmd;
-}
-
-function idHint(r: Resource): string {
-  return r.prefix ? `${r.prefix}…` : '<publicId>';
-}
-
-function idsArgument(r: Resource) {
-  return completes(new Argument('<publicId...>', `public IDs (${idHint(r)})`), { ids: r.name });
 }
 
 const WATCH = 'fetch again every interval and print what changed, until Ctrl-C';
@@ -87,30 +80,6 @@ export type GetOptions = OptionsOf<typeof getDefinition>;
 
 function getCommand(r: Resource) {
   return getDefinition(r).action(withContext(async (ctx, [ids], opts) => getRun(ctx, r, ids, opts)));
-}
-
-function waitDefinition(r: Resource) {
-  return command('wait')
-    .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
-    .examples([`hostctl ${r.name} wait ${idHint(r)} --for status=running`, `hostctl ${r.name} wait ${idHint(r)} ${idHint(r)} --for status!=deploying --deadline 5m`])
-    .seeAlso(['rate-limit', 'exit-codes'])
-    .addArgument(idsArgument(r))
-    .addOption(
-      completes(new Option('--for <FIELD=VALUE>', 'a condition: FIELD=VALUE or FIELD!=VALUE, FIELD a dotted path (repeatable; all must hold)'), { conditions: r.name })
-        .argParser(collect)
-        .default([] as string[]),
-    )
-    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
-    .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
-}
-
-function waitCommand(r: Resource) {
-  return waitDefinition(r).action(
-    withContext(async (ctx, [ids], opts) => {
-      const { waitRun } = await import('./wait.js');
-      await waitRun(ctx, r, ids, opts);
-    }),
-  );
 }
 
 /**

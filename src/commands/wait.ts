@@ -3,18 +3,37 @@
 // deadline passes first. The interval is the larger of --interval and the share of the
 // token's budget a poll may take, so that waiting never crowds out other commands.
 
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { parseDuration, parseInterval } from '../config/duration.js';
 import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
+import { completes } from '../help/hints.js';
 import type { Resource } from '../resources.js';
-import { checkIds, fetchByIds } from './by-id.js';
+import { checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
+import { collect, command, withContext, type OptionsOf } from './define.js';
 import { fieldValue } from '../output/fields.js';
 import { stringifyJson } from '../output/json.js';
 
-export interface WaitOptions {
-  for?: string[];
-  deadline?: string;
-  interval?: string;
+function waitDefinition(r: Resource) {
+  return command('wait')
+    .description(`Wait until ${r.description.toLowerCase()} meet a condition (one request per round for all; exit 7 at the deadline)`)
+    .examples([`hostctl ${r.name} wait ${idHint(r)} --for status=running`, `hostctl ${r.name} wait ${idHint(r)} ${idHint(r)} --for status!=deploying --deadline 5m`])
+    .seeAlso(['rate-limit', 'exit-codes'])
+    .addArgument(idsArgument(r))
+    .addOption(
+      completes(new Option('--for <FIELD=VALUE>', 'a condition: FIELD=VALUE or FIELD!=VALUE, FIELD a dotted path (repeatable; all must hold)'), { conditions: r.name })
+        .argParser(collect)
+        .default([] as string[]),
+    )
+    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
+    .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
+}
+
+export type WaitOptions = OptionsOf<typeof waitDefinition>;
+
+/** `hostctl <resource> wait`, for one resource of the table (resource.ts adds it to the noun). */
+export function waitCommand(r: Resource) {
+  return waitDefinition(r).action(withContext(async (ctx, [ids], opts) => waitRun(ctx, r, ids, opts)));
 }
 
 export interface Condition {
@@ -102,7 +121,7 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
 export async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
-  const conditions = (opts.for ?? []).map(parseCondition);
+  const conditions = opts.for.map(parseCondition);
   if (conditions.length === 0) throw new UsageError('wait needs at least one --for FIELD=VALUE.', `For example: hostctl ${resource.name} wait ${ids[0] ?? 'ID'} --for status=running`);
   const deadlineMs = opts.deadline === undefined ? DEFAULT_DEADLINE_MS : parseDuration(opts.deadline, '--deadline');
   const intervalMs = parseInterval(opts.interval, DEFAULT_INTERVAL_MS);
