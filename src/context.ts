@@ -203,34 +203,50 @@ export class Context {
     );
   }
 
+  /** The run's HTTP client, with the run's token and its response cache (memoised). */
   http(): Promise<HttpClient> {
     return (this.cachedHttp ??= (async () => {
-      const baseUrl = this.baseUrl();
-      const timeoutMs = this.timeoutMs();
-      const maxWaitMs = this.maxWaitMs();
-      const retries = this.retries();
-      const cacheMs = this.cacheMaxAgeMs();
-      const interactive = this.interactive();
-      const token = await this.token();
-      const { HttpClient } = await import('./http/client.js');
-      const cache = cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
-      return new HttpClient({
-        baseUrl,
-        token,
-        userAgent: `hostctl/${VERSION}`,
-        timeoutMs,
-        maxWaitMs,
-        wait: this.opts.wait !== false,
-        retries,
-        cache,
-        verbose: this.opts.verbose === true,
-        state: this.state(),
-        io: this.io,
-        env: this.env,
-        clock: this.clock,
-        interactive,
-      });
+      // Every setting is checked before the token is looked up, as before.
+      this.clientSettings();
+      return this.httpWith(await this.token(), { cache: true });
     })());
+  }
+
+  /**
+   * A client with this run's settings, clock and interactivity for `token`: the run's own
+   * (http()), or one `auth login` checks before storing it, which skips the cache.
+   */
+  async httpWith(token: Token, o: { cache: boolean }): Promise<HttpClient> {
+    const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
+    const { HttpClient } = await import('./http/client.js');
+    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
+    return new HttpClient({
+      baseUrl,
+      token,
+      userAgent: `hostctl/${VERSION}`,
+      timeoutMs,
+      maxWaitMs,
+      wait: this.opts.wait !== false,
+      retries,
+      cache,
+      verbose: this.opts.verbose === true,
+      state: this.state(),
+      io: this.io,
+      env: this.env,
+      clock: this.clock,
+      interactive,
+    });
+  }
+
+  private clientSettings() {
+    return {
+      baseUrl: this.baseUrl(),
+      timeoutMs: this.timeoutMs(),
+      maxWaitMs: this.maxWaitMs(),
+      retries: this.retries(),
+      cacheMs: this.cacheMaxAgeMs(),
+      interactive: this.interactive(),
+    };
   }
 
   /** The last rate-limit state seen for this run's token, if a token was used. */

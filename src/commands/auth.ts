@@ -1,7 +1,7 @@
 // `hostctl auth login|status|logout|token`. The token is printed by `auth token` only;
 // every other message shows `…` and its last four characters at most.
 
-import { VERSION, type Context } from '../context.js';
+import type { Context } from '../context.js';
 import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors.js';
 import type { Token, TokenSource } from '../auth/token.js';
 import { checkProfileName, type Storage } from '../config/config.js';
@@ -125,18 +125,7 @@ async function readToken(ctx: Context, o: LoginOptions): Promise<string> {
 
 /** One request that needs the token; throws AuthError on 401 (the client marks the token). */
 async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<void> {
-  const { HttpClient } = await import('../http/client.js');
-  const client = new HttpClient({
-    baseUrl,
-    token,
-    userAgent: `hostctl/${VERSION}`,
-    timeoutMs: ctx.timeoutMs(),
-    maxWaitMs: ctx.maxWaitMs(),
-    wait: ctx.opts.wait !== false,
-    verbose: ctx.opts.verbose === true,
-    state: ctx.state(),
-    io: ctx.io,
-  });
+  const client = await ctx.httpWith(token, { cache: false });
   try {
     // Any 2xx is not enough: a web server's welcome page at the base URL would pass. The
     // answer must be the API's JSON, or nothing is stored (json() throws otherwise).

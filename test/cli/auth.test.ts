@@ -116,6 +116,28 @@ describe('auth login', () => {
     expect(filesContaining(home.path, sandbox.token)).toEqual([]);
   });
 
+  it("a 429 on the check is waited out on the run's clock (its settings, as every command's), then the token is stored", async () => {
+    // A window of one request per 30 s, spent by a list: the login's check meets a 429.
+    const limited = await startSandbox(['--rate-limit', '1', '--window', '30']);
+    try {
+      const env = { HOSTCTL_BASE_URL: limited.baseUrl, HOSTCTL_TOKEN: limited.token };
+      const spend = await hostctl(['apps', 'list', '--json'], { env });
+      expect(spend.stderr).toBe('');
+      expect(spend.code).toBe(0);
+      const mark = limited.clock.sleeps.length;
+      const r = await hostctl(['auth', 'login', '--with-token', '--insecure-storage'], { input: limited.token, env: { HOSTCTL_BASE_URL: limited.baseUrl } });
+      expect(r.stderr).toMatch(/^Rate limit window spent: waiting 3\ds .*\n.*warning:.*clear text/s);
+      expect(r.code).toBe(0);
+      // The wait went through the run's clock, which the in-process sandbox shares: no
+      // real time passed, and the check went out once the window had a free slot.
+      expect(limited.clock.sleptSince(mark)).toBeGreaterThanOrEqual(29_000);
+      expect(limited.clock.sleptSince(mark)).toBeLessThanOrEqual(32_000);
+      expect(readFileSync(join(config.path, 'tokens', 'default'), 'utf8').trim()).toBe(limited.token);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('later commands use the file with no HOSTCTL_TOKEN, warning at every use; logout removes it', async () => {
     expect((await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl], { input: sandbox.token })).code).toBe(0);
 
