@@ -15,9 +15,6 @@ import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
 import type { GlobalOptions } from './global-options.js';
 
-/** Resends of a GET after a transient failure; the same as src/http/retry.ts (not imported: start-up). */
-const DEFAULT_RETRIES = 2;
-
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
 
@@ -117,10 +114,10 @@ export class Context {
     return Math.min(ms, MAX_TIMER_MS);
   }
 
-  /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
-  retries(): number {
+  /** --retries, checked; undefined leaves the client's default (src/http/retry.ts). */
+  retries(): number | undefined {
     const raw = this.opts.retries;
-    if (raw === undefined) return DEFAULT_RETRIES;
+    if (raw === undefined) return undefined;
     if (!/^\d+$/.test(raw) || Number(raw) > 10) {
       throw new UsageError(`--retries takes a whole number from 0 to 10, not "${raw}".`, 'For example: --retries 3 (or --retries 0 to never resend).');
     }
@@ -150,6 +147,7 @@ export class Context {
     return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && this.env.CI !== 'true';
   }
 
+  /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
   maxWaitMs(): number {
     return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
   }

@@ -56,11 +56,6 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
     .replace(STRAY_JOINER, '');
 }
 
-/** True when `text` holds nothing `sanitize` would remove (secrets aside). */
-export function isTerminalSafe(text: string): boolean {
-  return !UNSAFE_TEST.test(text);
-}
-
 /**
  * One line of at most `max` characters: breaks and runs of space become one space, and
  * the rest is sanitised (secrets replaced) before the cut.
