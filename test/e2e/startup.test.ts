@@ -4,7 +4,7 @@
 // without changing what hostctl does. Each test runs a private copy of the package, so
 // that it can break a cache without touching dist/.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
@@ -35,11 +35,25 @@ function run(root: string, config: string, args: string[]): Promise<RunResult> {
   return runProcess(process.execPath, [join(root, 'bin', 'hostctl.js'), ...args], { env: { HOSTCTL_CONFIG_DIR: config } });
 }
 
-/** What a command prints with the package as built: the reference for the broken copies. */
-async function reference(args: string[]): Promise<RunResult> {
-  const config = tmpDir();
-  dirs.push(config);
-  return runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path } });
+/**
+ * What a command prints with the package as built: the reference for the broken copies.
+ * Run once per command (in an empty config dir of its own) and shared by the tests.
+ */
+const references = new Map<string, Promise<RunResult>>();
+const referenceDirs: Array<{ cleanup(): void }> = [];
+afterAll(() => {
+  for (const d of referenceDirs) d.cleanup();
+});
+function reference(args: string[]): Promise<RunResult> {
+  const key = JSON.stringify(args);
+  let ran = references.get(key);
+  if (ran === undefined) {
+    const config = tmpDir();
+    referenceDirs.push(config);
+    ran = runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path } });
+    references.set(key, ran);
+  }
+  return ran;
 }
 
 const mtime = (path: string) => statSync(path).mtimeMs;
