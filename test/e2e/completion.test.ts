@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir } from '../support/cli.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 import { completionHome, PROD_APPS, SCRIPTS, values, type CompletionHome } from '../support/completion-fixture.js';
 
 let home: CompletionHome;
@@ -251,7 +252,7 @@ const CASES: Case[] = [
 
 // --- against the sandbox: the same shells, and not one request while they complete ----
 
-let sandbox: Sandbox;
+let sandbox: LocalSandbox;
 let sandboxConfig: { path: string; cleanup(): void };
 let listed: string[];
 let requestsBefore: number;
@@ -270,7 +271,7 @@ const BATCH: Line[] = [SANDBOX_LINE, ...CASES.map((c) => c.line)];
 const answers = new Map<string, PromiseSettledResult<Completed[]>>();
 
 beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '100000']);
+  sandbox = await startSandboxHere({ rateLimit: 100_000 });
   sandboxConfig = tmpDir();
   const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: shellEnv(sandboxEnv()) });
   expect(r.stderr).toBe('');

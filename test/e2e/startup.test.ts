@@ -7,7 +7,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -150,7 +151,7 @@ describe("the program's built-ins", () => {
         `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ atFlag, loads: process.moduleLoadList })));`,
       ].join('\n'),
     );
-    const sandbox = await startSandbox();
+    const sandbox = await startSandboxHere();
     try {
       const r = await runProcess(process.execPath, ['--require', preload, BIN, 'apps', 'list', '--json'], {
         env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: dir.path },
