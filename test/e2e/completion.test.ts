@@ -70,7 +70,7 @@ const LINE_MARK = '<<LINE>>';
 /** Splits a batch's output at the marker printed before each line. */
 function perLine(text: string, count: number): string[] {
   const parts = text.split(`${LINE_MARK}\n`).slice(1);
-  expect(parts, 'one section of output per line').toHaveLength(count);
+  expect(parts, `one section of output per line, in:\n${text}`).toHaveLength(count);
   return parts;
 }
 
@@ -170,14 +170,19 @@ while (( $# )); do
   while zpty -r z line; do out+=$line; [[ $out == *'<<MARK>>'*'<<MARK>>'* ]] && break; done
   zpty -w -n z $'\C-u'
   print -r -- '<<LINE>>'
-  print -r -- "$out" | tr -d '\r' | grep -a '^<<C>>' | sed 's/^<<C>>//'
+  print -r -- "$out" | while IFS= read -r m; do
+    [[ $m == *$'\r' ]] && m=$m[1,-2]
+    [[ $m == '<<C>>'* ]] && print -r -- "$m[6,-1]"
+  done
 done
 zpty -d z
 `;
 
 function zshBatch(mode: 'fpath' | 'source' | 'bare'): Batch {
   return async (lines) => {
-    const driver = join(home.path, 'zsh-driver.zsh');
+    // One file per mode: the modes run at the same time, and a zsh must never read a
+    // driver that another batch is rewriting.
+    const driver = join(home.path, `zsh-driver-${mode}.zsh`);
     writeFileSync(driver, ZSH_DRIVER);
     const dump = join(home.path, `zcompdump-${mode}`);
     const args = lines.flatMap((l, i) => [['true', ...envSetup(lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`)].join('; '), l.line]);
