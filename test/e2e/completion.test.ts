@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir } from '../support/cli.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 import { completionHome, PROD_APPS, SCRIPTS, values, type CompletionHome } from '../support/completion-fixture.js';
 
 let home: CompletionHome;
@@ -21,6 +22,57 @@ beforeAll(() => {
 afterAll(() => home.cleanup());
 
 // --- the real shells --------------------------------------------------------------
+//
+// Each shell (and each way of loading its script) runs once and completes every line of
+// the tests below in turn: a Tab costs a `hostctl __complete` process, a shell and its
+// completion system are started once. Before each line the shell sets that line's
+// environment; the output of each line comes between markers, so each test reads its own.
+
+/** A line to complete, and the environment it differs in from shellEnv() (undefined: unset). */
+interface Line {
+  line: string;
+  env?: () => Record<string, string | undefined>;
+}
+
+/**
+ * What a shell did for one line: the candidates it offered (fish: with their
+ * descriptions), and where the shell can tell them apart, the line's stderr and status
+ * (zsh completes in a terminal, where both go to the screen).
+ */
+interface Completed {
+  raw: string[];
+  stderr?: string;
+  status?: number;
+}
+
+type Batch = (lines: Line[]) => Promise<Completed[]>;
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const fishQuote = (s: string) => `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
+/**
+ * The commands that give a line its environment, and put back the rest: every variable
+ * some line changes is set (or unset) before every line.
+ */
+function envSetup(lines: Line[], i: number, set: (k: string, v: string) => string, unset: (k: string) => string): string[] {
+  const base = shellEnv();
+  const envs = lines.map((l) => l.env?.() ?? {});
+  const keys = [...new Set(envs.flatMap((e) => Object.keys(e)))].sort();
+  const mine = envs[i] ?? {};
+  return keys.map((k) => {
+    const v = k in mine ? mine[k] : base[k];
+    return v === undefined ? unset(k) : set(k, v);
+  });
+}
+
+const LINE_MARK = '<<LINE>>';
+
+/** Splits a batch's output at the marker printed before each line. */
+function perLine(text: string, count: number): string[] {
+  const parts = text.split(`${LINE_MARK}\n`).slice(1);
+  expect(parts, `one section of output per line, in:\n${text}`).toHaveLength(count);
+  return parts;
+}
 
 /** The words bash puts in COMP_WORDS for a line: split on blanks, "=" a word of its own. */
 function bashWords(line: string): string[] {
@@ -32,44 +84,71 @@ function bashWords(line: string): string[] {
   return out;
 }
 
-async function bashComplete(line: string, env: Record<string, string | undefined> = {}): Promise<string[]> {
+/** One bash, the script sourced once, `_hostctl_complete` called as readline calls it for each line. */
+const bashBatch: Batch = async (lines) => {
   const script = [
-    'source "$1"; shift',
-    'COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))',
-    'COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}',
-    '_hostctl_complete',
-    'complete -p hostctl >&2',
-    'printf "%s\\n" "${COMPREPLY[@]}"',
+    'source "$1"',
+    ...lines.map((l, i) =>
+      [
+        `printf '${LINE_MARK}\\n'; printf '${LINE_MARK}\\n' >&2`,
+        '(',
+        ...envSetup(lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`),
+        `COMP_WORDS=(${bashWords(l.line).map(quote).join(' ')}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))`,
+        'COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}',
+        '_hostctl_complete; rc=$?',
+        'complete -p hostctl >&2',
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+        'printf "<<RC %s>>\\n" "$rc"',
+        ')',
+      ].join('\n'),
+    ),
   ].join('\n');
-  const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash'), ...bashWords(line)], {
-    env: shellEnv(env),
+  const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: shellEnv(), timeoutMs: 180_000 });
+  expect(r.code, r.stderr).toBe(0);
+  const errs = perLine(r.stderr, lines.length);
+  return perLine(r.stdout, lines.length).map((out, i) => {
+    const all = out.split('\n').filter((l) => l !== '');
+    const status = Number(/^<<RC (\d+)>>$/.exec(all.pop() ?? '')?.[1] ?? -1);
+    return { raw: all, stderr: errs[i] ?? '', status };
   });
-  expect(r.stderr).toBe('complete -F _hostctl_complete hostctl\n');
-  expect(r.code).toBe(0);
-  return r.stdout.split('\n').filter((l) => l !== '');
-}
+};
 
-async function fishComplete(line: string, how: 'file' | 'pipe', env: Record<string, string | undefined> = {}): Promise<string[]> {
-  const load = how === 'file' ? 'source $argv[1]' : 'hostctl completion fish | source';
-  const r = await runProcess('fish', ['--no-config', '-c', `${load}; complete -C $argv[2]`, join(SCRIPTS, 'hostctl.fish'), line], {
-    env: shellEnv(env),
-  });
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => l.split('\t')[0] ?? '');
+/** One fish, the script loaded once (from the file, or `hostctl completion fish | source`), `complete -C` for each line. */
+function fishBatch(how: 'file' | 'pipe'): Batch {
+  return async (lines) => {
+    const script = [
+      how === 'file' ? 'source $argv[1]' : 'hostctl completion fish | source',
+      ...lines.map((l, i) =>
+        [
+          `echo '${LINE_MARK}'; echo '${LINE_MARK}' >&2`,
+          ...envSetup(lines, i, (k, v) => `set -gx ${k} ${fishQuote(v)}`, (k) => `set -e ${k}`),
+          `complete -C ${fishQuote(l.line)}`,
+          'echo "<<RC $status>>"',
+        ].join('\n'),
+      ),
+    ].join('\n');
+    const r = await runProcess('fish', ['--no-config', '-c', script, join(SCRIPTS, 'hostctl.fish')], { env: shellEnv(), timeoutMs: 180_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const errs = perLine(r.stderr, lines.length);
+    return perLine(r.stdout, lines.length).map((out, i) => {
+      const all = out.split('\n').filter((l) => l !== '');
+      const status = Number(/^<<RC (\d+)>>$/.exec(all.pop() ?? '')?.[1] ?? -1);
+      return { raw: all, stderr: errs[i] ?? '', status };
+    });
+  };
 }
 
 // zsh completes only inside its line editor, so an outer zsh drives an interactive one
 // through zpty: compinit, the shipped _hostctl (from $fpath, or sourced as a user would
-// from `hostctl completion zsh`), then a Tab. A compadd wrapper prints every match zsh
-// accepted, between two markers printed by the completion system's own hooks. The text
-// is a JS template, so it avoids the dollar-brace form of zsh expansions.
+// from `hostctl completion zsh`), then for each line: its environment, the line, a Tab,
+// and Ctrl-U to clear it. The Tab key runs a widget that arms the completion system's
+// one-shot hooks to print a marker before and after, around every match zsh accepted
+// (printed by a compadd wrapper). The text is a JS template, so it avoids the dollar-brace
+// form of zsh expansions.
 const ZSH_DRIVER = String.raw`
 zmodload zsh/zpty || exit 3
-mode=$1 dir=$2 input=$3 dump=$4
+mode=$1 dir=$2 dump=$3
+shift 3
 zpty z zsh -f -i
 zpty -w z "PROMPT='' RPROMPT='' PS2=''"
 case $mode in
@@ -77,25 +156,41 @@ case $mode in
   source) zpty -w z "autoload -Uz compinit; compinit -u -d $dump:q; source <(hostctl completion zsh)" ;;
   bare) zpty -w z 'source <(hostctl completion zsh)' ;;
 esac
-zpty -w z 'zstyle ":completion:*" list-grouped false; zstyle ":completion:*" insert-tab false; bindkey "^I" complete-word'
-zpty -w z '__mark() { print -r -- "<<""MARK>>" }; compprefuncs=(__mark); comppostfuncs=(__mark exit)'
+zpty -w z 'zstyle ":completion:*" list-grouped false; zstyle ":completion:*" insert-tab false'
+zpty -w z '__mark() { print -r -- "<<""MARK>>" }; __tab() { compprefuncs=(__mark); comppostfuncs=(__mark); zle complete-word }; zle -N __tab; bindkey "^I" __tab'
 zpty -w z 'compadd() { if [[ $argv[1,(i)(-|--)] == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a __h; builtin compadd -A __h "$@"; local m; for m in $__h; do print -r -- "<<""C>>$m"; done; builtin compadd "$@" }'
-zpty -w z "$input"$'\t'
-out=''
-while zpty -r z line; do out+=$line; [[ $out == *'<<MARK>>'*'<<MARK>>'* ]] && break; done
+while (( $# )); do
+  setup=$1 input=$2
+  shift 2
+  zpty -w z "$setup; print -r -- '<<''READY>>'"
+  out=''
+  while zpty -r z line; do out+=$line; [[ $out == *'<<READY>>'* ]] && break; done
+  zpty -w -n z "$input"$'\t'
+  out=''
+  while zpty -r z line; do out+=$line; [[ $out == *'<<MARK>>'*'<<MARK>>'* ]] && break; done
+  zpty -w -n z $'\C-u'
+  print -r -- '<<LINE>>'
+  print -r -- "$out" | while IFS= read -r m; do
+    [[ $m == *$'\r' ]] && m=$m[1,-2]
+    [[ $m == '<<C>>'* ]] && print -r -- "$m[6,-1]"
+  done
+done
 zpty -d z
-print -r -- "$out" | tr -d '\r' | grep -a '^<<C>>' | sed 's/^<<C>>//'
 `;
 
-async function zshComplete(line: string, mode: 'fpath' | 'source' | 'bare', env: Record<string, string | undefined> = {}): Promise<string[]> {
-  const driver = join(home.path, 'zsh-driver.zsh');
-  writeFileSync(driver, ZSH_DRIVER);
-  // compinit's dump, one per mode, made by the first test of the mode and read by the
-  // rest: it saves each Tab the scan of every completion function on $fpath (seconds).
-  const dump = join(home.path, `zcompdump-${mode}`);
-  const r = await runProcess('zsh', ['-f', driver, mode, SCRIPTS, line, dump], { env: shellEnv(env), timeoutMs: 30_000 });
-  expect(r.code).toBe(0);
-  return [...new Set(r.stdout.split('\n').filter((l) => l !== ''))];
+function zshBatch(mode: 'fpath' | 'source' | 'bare'): Batch {
+  return async (lines) => {
+    // One file per mode: the modes run at the same time, and a zsh must never read a
+    // driver that another batch is rewriting.
+    const driver = join(home.path, `zsh-driver-${mode}.zsh`);
+    writeFileSync(driver, ZSH_DRIVER);
+    const dump = join(home.path, `zcompdump-${mode}`);
+    const args = lines.flatMap((l, i) => [['true', ...envSetup(lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`)].join('; '), l.line]);
+    const r = await runProcess('zsh', ['-f', driver, mode, SCRIPTS, dump, ...args], { env: shellEnv(), timeoutMs: 180_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return perLine(r.stdout, lines.length).map((out) => ({ raw: [...new Set(out.split('\n').filter((l) => l !== ''))] }));
+  };
 }
 
 /**
@@ -119,26 +214,112 @@ describe('the shells the completion tests drive', () => {
   });
 });
 
-type Shell = [string, (line: string, env?: Record<string, string | undefined>) => Promise<string[]>];
-const SHELLS: Shell[] = (
+const SHELLS: Array<[string, Batch]> = (
   [
-    ['bash', (l, e) => bashComplete(l, e)],
-    ['zsh (installed on $fpath)', (l, e) => zshComplete(l, 'fpath', e)],
-    ['zsh (source <(hostctl completion zsh))', (l, e) => zshComplete(l, 'source', e)],
-    ['zsh (sourced with no compinit before it)', (l, e) => zshComplete(l, 'bare', e)],
-    ['fish (source file)', (l, e) => fishComplete(l, 'file', e)],
-    ['fish (hostctl completion fish | source)', (l, e) => fishComplete(l, 'pipe', e)],
-  ] satisfies Shell[]
+    ['bash', bashBatch],
+    ['zsh (installed on $fpath)', zshBatch('fpath')],
+    ['zsh (source <(hostctl completion zsh))', zshBatch('source')],
+    ['zsh (sourced with no compinit before it)', zshBatch('bare')],
+    ['fish (source file)', fishBatch('file')],
+    ['fish (hostctl completion fish | source)', fishBatch('pipe')],
+  ] satisfies Array<[string, Batch]>
 ).filter(([name]) => mustRun || !absent.has(name.split(' ')[0] ?? name));
 const SKIPPED = mustRun ? [] : [...absent.keys()];
 
 const sorted = (list: string[]) => [...list].sort();
 
+/** A test of one line in every shell: what it completes to, there (bash differs after "="). */
+interface Case {
+  title: string;
+  line: Line;
+  want: (shell: string) => string[];
+  /** Compare as sets: the shells order candidates their own way. */
+  unordered?: boolean;
+}
+
+const CASES: Case[] = [
+  { title: 'completes a partial command', line: { line: 'hostctl ap' }, want: () => ['api', 'app', 'apps'], unordered: true },
+  { title: "lists a resource's verbs", line: { line: 'hostctl apps ' }, want: () => ['get', 'list', 'ls', 'view', 'wait'], unordered: true },
+  { title: 'completes a flag name', line: { line: 'hostctl apps list --l' }, want: () => ['--limit'] },
+  // Between lines of the usual environment: each line gets its own, and the next its back.
+  {
+    title: 'completes app IDs of the profile given on the line',
+    line: { line: 'hostctl --profile staging apps get ', env: () => ({ HOSTCTL_BASE_URL: undefined }) },
+    want: () => ['ap-staging-1'],
+  },
+  { title: 'completes -o values', line: { line: 'hostctl apps list -o ' }, want: () => ['json', 'ndjson', 'table', 'tsv'], unordered: true },
+  // bash replaces only the text after "=", so its candidates are the values alone.
+  { title: 'completes --output= values', line: { line: 'hostctl apps list --output=t' }, want: (shell) => (shell === 'bash' ? ['table', 'tsv'] : ['--output=table', '--output=tsv']), unordered: true },
+  { title: 'completes app IDs seen before, dashes and all (get)', line: { line: 'hostctl apps get ' }, want: () => sorted(PROD_APPS), unordered: true },
+  { title: 'completes app IDs seen before, dashes and all (wait)', line: { line: 'hostctl apps wait ' }, want: () => sorted(PROD_APPS), unordered: true },
+  { title: 'completes app IDs seen before, dashes and all (a prefix with a dash)', line: { line: 'hostctl apps get ap-7f3k-' }, want: () => ['ap-7f3k-b001', 'ap-7f3k-x2q9'], unordered: true },
+];
+
+// --- against the sandbox: the same shells, and not one request while they complete ----
+
+let sandbox: LocalSandbox;
+let sandboxConfig: { path: string; cleanup(): void };
+let listed: string[];
+let requestsBefore: number;
+let requestsAfter: number;
+const sandboxEnv = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: sandboxConfig.path });
+const SANDBOX_LINE: Line = { line: 'hostctl apps get ', env: sandboxEnv };
+const requestCount = async (): Promise<number> => {
+  const res = await fetch(`${sandbox.origin}/_sandbox/requests`);
+  const body: unknown = await res.json();
+  if (!Array.isArray(body)) throw new Error('GET /_sandbox/requests did not return an array');
+  return body.length;
+};
+
+/** Each shell's answers, line by line in the order of BATCH; a shell that failed, its error. */
+const BATCH: Line[] = [SANDBOX_LINE, ...CASES.map((c) => c.line)];
+const answers = new Map<string, PromiseSettledResult<Completed[]>>();
+
+beforeAll(async () => {
+  sandbox = await startSandboxHere({ rateLimit: 100_000 });
+  sandboxConfig = tmpDir();
+  const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: shellEnv(sandboxEnv()) });
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  expect(r.stdout.trim(), 'hostctl apps list --json printed the apps that seed the ID cache').not.toBe('');
+  const apps: unknown = JSON.parse(r.stdout);
+  if (!Array.isArray(apps)) throw new Error('apps list --json did not print an array');
+  listed = apps.map((a: unknown) => (typeof a === 'object' && a !== null && 'publicId' in a ? String(a.publicId) : ''));
+  expect(listed.length).toBeGreaterThan(0);
+
+  requestsBefore = await requestCount();
+  const settled = await Promise.allSettled(SHELLS.map(([, batch]) => batch(BATCH)));
+  SHELLS.forEach(([name], i) => answers.set(name, settled[i] as PromiseSettledResult<Completed[]>));
+  requestsAfter = await requestCount();
+}, 300_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  sandboxConfig?.cleanup();
+});
+
+/** What `shell` answered for `line`; its error if the shell failed. */
+function answer(shell: string, line: Line): Completed {
+  const settled = answers.get(shell);
+  if (settled === undefined) throw new Error(`${shell} did not run`);
+  if (settled.status === 'rejected') throw settled.reason;
+  const got = settled.value[BATCH.indexOf(line)];
+  if (got === undefined) throw new Error(`${shell} gave no answer for "${line.line}"`);
+  if (got.stderr !== undefined) expect(got.stderr, `stderr of ${shell} completing "${line.line}"`).toBe(shell === 'bash' ? 'complete -F _hostctl_complete hostctl\n' : '');
+  if (got.status !== undefined) expect(got.status, `status of the completion of "${line.line}"`).toBe(0);
+  return got;
+}
+
+/** The candidates alone (fish prints a description after a tab). */
+const candidates = (c: Completed) => c.raw.map((l) => l.split('\t')[0] ?? '');
+
 describe.runIf(mustRun || !absent.has('fish'))('names beside IDs in fish', () => {
-  it('shows the name seen for each ID as its description', async () => {
-    const r = await runProcess('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', join(SCRIPTS, 'hostctl.fish'), 'hostctl apps get ap-7f3k-'], { env: shellEnv() });
-    expect(r.code).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+  it('shows the name seen for each ID as its description', () => {
+    const line = CASES.find((c) => c.line.line === 'hostctl apps get ap-7f3k-')?.line;
+    if (line === undefined) throw new Error('the case of "hostctl apps get ap-7f3k-" is gone');
+    for (const shell of ['fish (source file)', 'fish (hostctl completion fish | source)']) {
+      expect(sorted(answer(shell, line).raw), shell).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+    }
   });
 });
 
@@ -146,31 +327,16 @@ describe.each(SKIPPED)('completion in %s', () => {
   it.skip('is skipped: the shell is not installed here', () => undefined);
 });
 
-describe.each(SHELLS)('completion in %s', (name, complete) => {
-  it('completes a partial command', async () => {
-    expect(sorted(await complete('hostctl ap'))).toEqual(['api', 'app', 'apps']);
-  });
+describe.each(SHELLS.map(([name]) => name))('completion in %s', (name) => {
+  for (const c of CASES) {
+    it(`${c.title}: "${c.line.line}"`, () => {
+      const got = candidates(answer(name, c.line));
+      expect(c.unordered ? sorted(got) : got).toEqual(c.want(name));
+    });
+  }
 
-  it("lists a resource's verbs", async () => {
-    expect(sorted(await complete('hostctl apps '))).toEqual(['get', 'list', 'ls', 'view', 'wait']);
-  });
-
-  it('completes a flag name', async () => {
-    expect(await complete('hostctl apps list --l')).toEqual(['--limit']);
-  });
-
-  it('completes -o values, and --output= values', async () => {
-    expect(sorted(await complete('hostctl apps list -o '))).toEqual(['json', 'ndjson', 'table', 'tsv']);
-    const eq = sorted(await complete('hostctl apps list --output=t'));
-    // bash replaces only the text after "=", so its candidates are the values alone.
-    expect(eq).toEqual(name === 'bash' ? ['table', 'tsv'] : ['--output=table', '--output=tsv']);
-  });
-
-  it('completes app IDs seen before, dashes and all', async () => {
-    expect(sorted(await complete('hostctl apps get '))).toEqual(sorted(PROD_APPS));
-    expect(sorted(await complete('hostctl apps wait '))).toEqual(sorted(PROD_APPS));
-    expect(sorted(await complete('hostctl apps get ap-7f3k-'))).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9']);
-    expect(await complete('hostctl --profile staging apps get ', { HOSTCTL_BASE_URL: undefined }), 'profile given on the line').toEqual(['ap-staging-1']);
+  it('offers the app IDs listed before from hostctl sandbox', () => {
+    expect(sorted(candidates(answer(name, SANDBOX_LINE)))).toEqual(expect.arrayContaining(listed));
   });
 });
 
@@ -308,44 +474,11 @@ describe('__complete loads only what it needs', () => {
 // --- against the sandbox ----------------------------------------------------------
 
 describe('completion against hostctl sandbox', () => {
-  let sandbox: Sandbox;
-  let sandboxConfig: { path: string; cleanup(): void };
-  let listed: string[];
-
-  const sandboxEnv = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: sandboxConfig.path });
-  const requestCount = async (): Promise<number> => {
-    const res = await fetch(`${sandbox.origin}/_sandbox/requests`);
-    const body: unknown = await res.json();
-    if (!Array.isArray(body)) throw new Error('GET /_sandbox/requests did not return an array');
-    return body.length;
-  };
-
-  beforeAll(async () => {
-    sandbox = await startSandbox(['--rate-limit', '100000']);
-    sandboxConfig = tmpDir();
-    const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: shellEnv(sandboxEnv()) });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim(), 'hostctl apps list --json printed the apps that seed the ID cache').not.toBe('');
-    const apps: unknown = JSON.parse(r.stdout);
-    if (!Array.isArray(apps)) throw new Error('apps list --json did not print an array');
-    listed = apps.map((a: unknown) => (typeof a === 'object' && a !== null && 'publicId' in a ? String(a.publicId) : ''));
-    expect(listed.length).toBeGreaterThan(0);
-  });
-
-  afterAll(async () => {
-    await sandbox?.stop();
-    sandboxConfig?.cleanup();
-  });
-
-  it('offers the app IDs listed before in every shell, and the sandbox sees no request', async () => {
-    const before = await requestCount();
-    expect(before).toBeGreaterThan(0);
-    for (const [name, complete] of SHELLS) {
-      const got = await complete('hostctl apps get ', sandboxEnv());
-      expect(sorted(got), name).toEqual(expect.arrayContaining(listed));
-    }
+  it('sees no request while every shell completes, nor from __complete itself', async () => {
+    expect(requestsBefore).toBeGreaterThan(0);
+    expect([...answers.values()].map((a) => a.status)).toEqual(SHELLS.map(() => 'fulfilled'));
+    expect(requestsAfter).toBe(requestsBefore);
     expect(values(await engine(['apps', 'get', ''], sandboxEnv()))).toEqual(expect.arrayContaining(listed));
-    expect(await requestCount()).toBe(before);
+    expect(await requestCount()).toBe(requestsBefore);
   });
 });

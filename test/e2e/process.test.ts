@@ -10,14 +10,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { baseEnv, BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import { startAltServer } from '../support/alt-server.js';
 import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
-import { startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { platformOf, type PlatformServer } from '../support/servers.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 describe('a reader that goes away', () => {
   let server: PlatformServer;
   let config: { path: string; cleanup(): void };
   const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
   beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '100000']);
+    server = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
     config = tmpDir();
   });
   afterAll(async () => {

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { BIN, ROOT, runProcess, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { BIN, ROOT, runProcess, tmpDir } from '../support/cli.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
 interface Snippet {
   /** 1-based line of the opening fence. */
@@ -124,9 +125,9 @@ describe('README.md', () => {
 });
 
 describe('the user guides whose snippets change the machine', () => {
-  let sandbox: Sandbox;
+  let sandbox: LocalSandbox;
   beforeAll(async () => {
-    sandbox = await startSandbox(['--rate-limit', '1000']);
+    sandbox = await startSandboxHere({ rateLimit: 1000 });
   });
   afterAll(() => sandbox.stop());
   const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });

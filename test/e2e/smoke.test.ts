@@ -4,14 +4,15 @@
 // smoke layer (test/support/smoke.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
-let sandbox: Sandbox;
+let sandbox: LocalSandbox;
 let config: { path: string; cleanup(): void };
 let appId: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1000']);
+  sandbox = await startSandboxHere({ rateLimit: 1000 });
   config = tmpDir('hostctl-smoke-');
   const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string; status: string }[];
   appId = String(apps[0]?.publicId);

@@ -4,10 +4,11 @@
 // without changing what hostctl does. Each test runs a private copy of the package, so
 // that it can break a cache without touching dist/.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -35,11 +36,25 @@ function run(root: string, config: string, args: string[]): Promise<RunResult> {
   return runProcess(process.execPath, [join(root, 'bin', 'hostctl.js'), ...args], { env: { HOSTCTL_CONFIG_DIR: config } });
 }
 
-/** What a command prints with the package as built: the reference for the broken copies. */
-async function reference(args: string[]): Promise<RunResult> {
-  const config = tmpDir();
-  dirs.push(config);
-  return runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path } });
+/**
+ * What a command prints with the package as built: the reference for the broken copies.
+ * Run once per command (in an empty config dir of its own) and shared by the tests.
+ */
+const references = new Map<string, Promise<RunResult>>();
+const referenceDirs: Array<{ cleanup(): void }> = [];
+afterAll(() => {
+  for (const d of referenceDirs) d.cleanup();
+});
+function reference(args: string[]): Promise<RunResult> {
+  const key = JSON.stringify(args);
+  let ran = references.get(key);
+  if (ran === undefined) {
+    const config = tmpDir();
+    referenceDirs.push(config);
+    ran = runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path } });
+    references.set(key, ran);
+  }
+  return ran;
 }
 
 const mtime = (path: string) => statSync(path).mtimeMs;
@@ -136,7 +151,7 @@ describe("the program's built-ins", () => {
         `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ atFlag, loads: process.moduleLoadList })));`,
       ].join('\n'),
     );
-    const sandbox = await startSandbox();
+    const sandbox = await startSandboxHere();
     try {
       const r = await runProcess(process.execPath, ['--require', preload, BIN, 'apps', 'list', '--json'], {
         env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: dir.path },

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInPty, runInPtyInteractive, tmpDir } from '../support/cli.js';
 import { behaviours, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/servers.js';
+import { platformOf, startAlt, type PlatformServer } from '../support/servers.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 let home: { path: string; cleanup(): void };
 let config: { path: string; cleanup(): void };
@@ -25,7 +26,7 @@ afterEach(() => {
 describe('against the sandbox', () => {
   let sandbox: PlatformServer;
   beforeAll(async () => {
-    sandbox = await startSandboxServer(['--rate-limit', '100000']);
+    sandbox = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
   });
   afterAll(async () => {
     await sandbox?.stop();
