@@ -76,12 +76,12 @@ function loadBundle(name, dir, { train = false, as = dir, from = FILES, require:
 
 /**
  * Node's own modules that the program's commands load: HTTP (undici builds on node:http
- * and node:net), node:crypto (the token's fingerprint), node:os (the config's paths) and
- * node:vm (loadBundle). Node ships them compiled, in a
+ * and node:net), node:os (the config's paths), node:process (env-paths) and node:vm
+ * (loadBundle). Node ships them compiled, in a
  * code cache of its own, which V8 accepts only while its flags are the ones Node was built
  * with: loaded after the flag below, each would be compiled from its source on every run.
  */
-const PROGRAM_BUILTINS = ['node:http', 'node:crypto', 'node:os', 'node:vm'];
+const PROGRAM_BUILTINS = ['node:http', 'node:os', 'node:process', 'node:vm'];
 
 /**
  * Commands that never send a request nor need a token's fingerprint: they skip loading
@@ -92,6 +92,17 @@ const LOCAL_COMMANDS = new Set(['config', 'completion', 'help', 'version', 'cach
 
 function isLocal(argv) {
   return argv.length === 0 || LOCAL_COMMANDS.has(argv[0]) || argv.includes('--help') || argv.includes('-h');
+}
+
+/**
+ * Whether this run will likely hash with node:crypto: a walk over pages compares their
+ * digests (--all, --limit, --paginate), the response cache names its files by digest (--cache,
+ * HOSTCTL_CACHE), `docs` hashes the reference. The token's fingerprint does not need it
+ * (src/auth/token.ts), and most runs never load it; these load it with the others, before
+ * the flag. A cache set in a profile only loads it later, which costs time, not a result.
+ */
+function usesCrypto(argv, env) {
+  return argv[0] === 'docs' || Boolean(env.HOSTCTL_CACHE) || argv.some((a) => a === '--all' || a === '--paginate' || a === '--cache' || a.startsWith('--cache=') || a === '--limit' || a.startsWith('--limit='));
 }
 
 /**
@@ -111,6 +122,7 @@ function enableChunkCache(dir, from) {
 /** dist/hostctl.cjs: the program. */
 function loadProgram(dir = DIST, options = {}) {
   if (!options.local) for (const id of PROGRAM_BUILTINS) require(id);
+  if (options.crypto) require('node:crypto');
   if (!options.train) enableChunkCache(dir, options.from ?? FILES);
   // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
   // threads, and Node waits for those to finish before it exits: about 100 ms on two
@@ -146,7 +158,7 @@ function run(argv, dir = DIST, options = {}) {
   }
   let started;
   try {
-    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv) }).main(argv);
+    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv), crypto: usesCrypto(argv, process.env) }).main(argv);
   } catch (err) {
     started = Promise.reject(err);
   }
