@@ -76,12 +76,12 @@ function loadBundle(name, dir, { train = false, as = dir, from = FILES, require:
 
 /**
  * Node's own modules that the program's commands load: HTTP (undici builds on node:http
- * and node:net), node:crypto (the token's fingerprint), node:os (the config's paths) and
- * node:vm (loadBundle). Node ships them compiled, in a
+ * and node:net), node:os (the config's paths), node:process (env-paths) and node:vm
+ * (loadBundle). Node ships them compiled, in a
  * code cache of its own, which V8 accepts only while its flags are the ones Node was built
  * with: loaded after the flag below, each would be compiled from its source on every run.
  */
-const PROGRAM_BUILTINS = ['node:http', 'node:crypto', 'node:os', 'node:vm'];
+const PROGRAM_BUILTINS = ['node:http', 'node:os', 'node:process', 'node:vm'];
 
 /**
  * Commands that never send a request nor need a token's fingerprint: they skip loading
@@ -95,6 +95,17 @@ function isLocal(argv) {
 }
 
 /**
+ * Whether this run will likely hash with node:crypto: a walk over pages compares their
+ * digests (--all, --limit, --paginate), the response cache names its files by digest (--cache,
+ * HOSTCTL_CACHE), `docs` hashes the reference. The token's fingerprint does not need it
+ * (src/auth/token.ts), and most runs never load it; these load it with the others, before
+ * the flag. A cache set in a profile only loads it later, which costs time, not a result.
+ */
+function usesCrypto(argv, env) {
+  return argv[0] === 'docs' || Boolean(env.HOSTCTL_CACHE) || argv.some((a) => a === '--all' || a === '--paginate' || a === '--cache' || a.startsWith('--cache=') || a === '--limit' || a.startsWith('--limit='));
+}
+
+/**
  * On Node 22 and later, Node keeps a code cache of what require() compiles
  * (module.enableCompileCache), in dist/.compile-cache where dist/ is writable: here the
  * files in dist/chunks/ that some commands require (tables, config writes, the spinner,
@@ -104,6 +115,8 @@ function isLocal(argv) {
  */
 function enableChunkCache(dir, from) {
   if (from !== FILES) return; // the single-file executable's chunks are its own assets
+  // Node 20 has no compile cache, and loading node:module to learn so costs about 0.6 ms.
+  if (Number(process.versions.node.split('.')[0]) < 22) return;
   const { enableCompileCache } = require('node:module');
   if (typeof enableCompileCache === 'function') enableCompileCache(join(dir, '.compile-cache'));
 }
@@ -111,6 +124,7 @@ function enableChunkCache(dir, from) {
 /** dist/hostctl.cjs: the program. */
 function loadProgram(dir = DIST, options = {}) {
   if (!options.local) for (const id of PROGRAM_BUILTINS) require(id);
+  if (options.crypto) require('node:crypto');
   if (!options.train) enableChunkCache(dir, options.from ?? FILES);
   // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
   // threads, and Node waits for those to finish before it exits: about 100 ms on two
@@ -146,7 +160,7 @@ function run(argv, dir = DIST, options = {}) {
   }
   let started;
   try {
-    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv) }).main(argv);
+    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv), crypto: usesCrypto(argv, process.env) }).main(argv);
   } catch (err) {
     started = Promise.reject(err);
   }

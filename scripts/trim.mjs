@@ -80,9 +80,9 @@ module.exports.request = makeDispatcher(api.request)
  * Built-in modules that a module requires when it loads but that hostctl's commands
  * seldom or never use: commander's child_process (executable subcommands), undici's http2
  * (hostctl speaks HTTP/1.1) and assert (called only to check invariants), and node:crypto,
- * which src/http/paging.ts calls when a walk reaches a second page and the token's
- * fingerprint on every command with a token (bin/hostctl.js loads it before its V8 flag,
- * which keeps Node's own code cache for it usable). Each costs
+ * which only walks over pages, the response cache and `docs` hash with (bin/hostctl.js
+ * loads it before its V8 flag for those, which keeps Node's own code cache for it usable;
+ * the token's fingerprint is @noble/hashes). Each costs
  * milliseconds on every run. The stand-in loads the real module on first use; `eager`
  * holds what a dependency reads while loading. `own` lists the functions hostctl's own
  * modules import from it, for their stand-in (an ES module: esbuild's interop would copy

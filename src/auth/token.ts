@@ -1,7 +1,8 @@
 // Where the token of a run comes from, and its fingerprint. The token itself is never
 // written anywhere by this module; only the SHA-256 fingerprint is used as a key.
 
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { AuthError } from '../errors.js';
 import { checkProfileName, type ProfileConfig } from '../config/config.js';
 import { readTokenFile, tokenFile } from './file-store.js';
@@ -15,9 +16,14 @@ export interface Token {
   readonly fingerprint: string;
 }
 
-/** The lowercase hex SHA-256 of the token's UTF-8 bytes: the key of its state (state.json). */
+/**
+ * The lowercase hex SHA-256 of the token's UTF-8 bytes: the key of its state (state.json).
+ * Every command that sends a request computes it. @noble/hashes (audited, pure
+ * JavaScript) rather than node:crypto, whose loading and first digest take about 4 ms,
+ * as much as the rest of hostctl's own work on `apps list --json` (docs/performance.md).
+ */
 export function fingerprint(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return bytesToHex(sha256(utf8ToBytes(token)));
 }
 
 /** `…` and the last four characters, as the dashboard shows a token. */

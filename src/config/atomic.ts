@@ -54,17 +54,32 @@ export function readJsonFile(path: string): unknown {
  * directory (0700) when missing. The file gets exactly `mode`, whatever the umask.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
     // 'wx': never write through a file (or link) someone else put at the temporary name.
-    writeFileSync(tmp, data, { mode, flag: 'wx' });
+    // The directory is made only when missing: hostctl writes these files on every run.
+    inDir(path, () => writeFileSync(tmp, data, { mode, flag: 'wx' }));
     chmodSync(tmp, mode);
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/** Runs `fn`, which makes an entry in the directory of `path`; if that directory is missing, makes it (0700) and runs `fn` again. */
+function inDir<T>(path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (errorCode(err) !== 'ENOENT') throw err;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    return fn();
+  }
+}
+
+function errorCode(err: unknown): unknown {
+  return typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
 }
 
 /**
@@ -123,7 +138,6 @@ let sleeper: Int32Array | undefined;
  * before the next one; returns whether the lock is held (false: run without it).
  */
 function* acquire(lock: string, policy: LockPolicy): Generator<number, boolean, void> {
-  mkdirSync(dirname(lock), { recursive: true, mode: 0o700 });
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {
@@ -158,10 +172,10 @@ function tryLock(lock: string, staleMs: number): boolean {
 
 function makeDir(path: string): boolean {
   try {
-    mkdirSync(path);
+    inDir(path, () => mkdirSync(path));
     return true;
   } catch (err) {
-    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'EEXIST') return false;
+    if (errorCode(err) === 'EEXIST') return false;
     throw err;
   }
 }

@@ -178,6 +178,9 @@ export class StateStore {
 
   rememberIds(base: string, resource: string, ids: readonly string[]): void {
     if (ids.length === 0) return;
+    // Already the newest, in this order (a repeated list): nothing to save.
+    const known = this.knownIds(base, resource);
+    if (new Set(ids).size === ids.length && ids.every((id, i) => known[i] === id)) return;
     this.change((d) => {
       const byResource = (d.ids[base] ??= {});
       const merged = [...new Set([...ids, ...(byResource[resource] ?? [])])];

@@ -159,14 +159,23 @@ export function withdraw(d: BudgetData, id: string, now: number): BudgetData {
   return live.length > 0 ? { ...rest, waiters: Object.fromEntries(live) } : rest;
 }
 
-function prune(sends: readonly Send[], now: number): Send[] {
-  const kept = sends.filter(([, t]) => t > now - KEEP_MS && t <= now + KEEP_MS);
+/**
+ * The sends that can still matter at `now`. With a known window, a send counts for the
+ * window (slots: a window back from now) and for the foreign requests of a view (a window
+ * back from the view's answer, itself less than a window old, or foreign() ignores it):
+ * two windows back at most; after a 429 the view is dropped and the next one is newer
+ * than now. Every process parses and rewrites this file twice per request, so a loop at
+ * the platform's 20 a minute would otherwise carry an hour's 1,200 sends through each.
+ */
+function prune(sends: readonly Send[], now: number, windowMs: number | undefined): Send[] {
+  const keep = windowMs === undefined ? KEEP_MS : Math.min(KEEP_MS, 2 * windowMs + SLOT_MARGIN_MS);
+  const kept = sends.filter(([, t]) => t > now - keep && t <= now + KEEP_MS);
   return kept.slice(-MAX_SENDS);
 }
 
 /** Records a reservation at `now`. */
 export function reserve(d: BudgetData, now: number): BudgetData {
-  const sends = prune([...d.sends, [now, now] as Send], now).sort((a, b) => a[0] - b[0]);
+  const sends = prune([...d.sends, [now, now] as Send], now, d.windowMs).sort((a, b) => a[0] - b[0]);
   let view = d.view;
   // Without a known window, a reset that has passed frees at least one slot; the next
   // answer tells how many. Until then the others wait.

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BudgetFile, SLOT_MARGIN_MS, decide, normalizeBudget, observe, on429, reserve, type BudgetData } from '../../src/http/budget.js';
+import { BudgetFile, SLOT_MARGIN_MS, decide, normalizeBudget, observe, on429, reserve, type BudgetData, type Send } from '../../src/http/budget.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const headers = (limit: number, remaining: number, reset: number) => ({
@@ -116,6 +116,18 @@ describe('the budget on an injected clock', () => {
     expect(d.windowMs).toBe(5_500);
     expect(decide(d, T0 + 1_000)).toEqual({ ok: false, waitMs: 1_005 });
     expect(decide(d, T0 + 2_005).ok).toBe(true);
+  });
+
+  it('a reservation drops the sends older than two windows, and only those, once the window is known', () => {
+    const old: Send[] = [
+      [T0 - 30_000, T0 - 30_000],
+      [T0 - 10_100, T0 - 10_020],
+      [T0 - 10_050, T0 - 9_990],
+      [T0 - 1_000, T0 - 900],
+    ];
+    expect(reserve({ sends: old, limit: 10, windowMs: 5_000 }, T0).sends).toEqual([...old.slice(2), [T0, T0]]);
+    // Without a window, an hour's sends are kept: the server view counts from its own request.
+    expect(reserve({ sends: old }, T0).sends).toEqual([...old, [T0, T0]]);
   });
 
   it('an older answer arriving late does not overwrite a newer view', () => {
