@@ -7,7 +7,7 @@
 // sandbox's own request log; no timing is asserted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdBudget, startQueued, type Queued } from '../support/budget-hold.js';
+import { holdBudget, startAllQueued, startQueued, type Queued } from '../support/budget-hold.js';
 import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
 
 const LIMIT = 6;
@@ -39,12 +39,12 @@ describe(`one token, ${LIMIT} requests per ${WINDOW_SECONDS}s, separate processe
 
     const hold = holdBudget(dir.path, token);
     try {
-      started.push(...Array.from({ length: PROCESSES }, () => startQueued(args, env)));
+      started.push(...startAllQueued(PROCESSES, hold, () => startQueued(args, env)));
       await Promise.all(started.map((q) => q.waiting));
     } finally {
       hold.release();
     }
-    expect(hold.stalled(), 'the test process stalled longer than HOLD_MS: the hold may have lapsed early').toBe(false);
+    expect(hold.stalled(), `the hold went ${hold.longestGap()} ms without renewal, so it may have lapsed early`).toBe(false);
     const held = (await sandboxAdmin(sandbox).requests()).filter((r) => r.token === 'budget-processes');
     expect(held, 'a request went out while the hold was on').toHaveLength(1);
 

@@ -20,10 +20,17 @@ export const HOLD_MS = 1_000;
 const RENEW_MS = 100;
 
 export interface BudgetHold {
+  /**
+   * Renews the hold now. Starting a process blocks this one for a moment (longer on a busy
+   * machine), so a test that starts several renews after each.
+   */
+  renew(): void;
   /** Stops renewing: the hold lapses within HOLD_MS. */
   release(): void;
   /** Whether a renewal came so late that the hold may have lapsed before release(). */
   stalled(): boolean;
+  /** The longest time between two renewals, in ms. */
+  longestGap(): number;
 }
 
 /** Holds every hostctl process using `token` with the config dir `configDir`. */
@@ -31,16 +38,16 @@ export function holdBudget(configDir: string, token: string): BudgetHold {
   const path = new BudgetFile(join(configDir, 'state.json'), fingerprint(token)).path;
   const policy = { staleMs: 5_000, waitMs: 5_000, unavailable: () => new Error(`the budget file's lock ${path}.lock stayed taken`) };
   let last = Date.now();
-  let stalled = false;
+  let gap = 0;
   const renew = () => {
     const now = Date.now();
-    if (now - last >= HOLD_MS) stalled = true;
+    gap = Math.max(gap, now - last);
     last = now;
     updateJsonFileSync(path, policy, (raw) => ({ content: { ...(isRecord(raw) ? raw : {}), blockedUntil: now + HOLD_MS }, result: undefined }));
   };
   renew();
   const timer = setInterval(renew, RENEW_MS);
-  return { release: () => clearInterval(timer), stalled: () => stalled };
+  return { renew, release: () => clearInterval(timer), stalled: () => gap >= HOLD_MS, longestGap: () => gap };
 }
 
 export interface Queued {
@@ -49,6 +56,15 @@ export interface Queued {
   waiting: Promise<void>;
   exited: Promise<number | null>;
   stderr(): string;
+}
+
+/** Starts `n` processes with startQueued, renewing `hold` after each. */
+export function startAllQueued(n: number, hold: BudgetHold, start: () => Queued): Queued[] {
+  return Array.from({ length: n }, () => {
+    const q = start();
+    hold.renew();
+    return q;
+  });
 }
 
 /** Starts hostctl with `args`, without a terminal, for a process that is to queue for a slot. */
