@@ -10,65 +10,66 @@
 // time, and it asserts the order.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdBudget, startAllQueued, startQueued, type Queued } from '../support/budget-hold.js';
+import { heldRetry, HoldLapsed, queueUnderHold, startAllQueued, startQueued, type Queued } from '../support/budget-hold.js';
 import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
 
 const BATCH = 3;
 const LATER = 3;
 
 let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
+const dirs: { path: string; cleanup(): void }[] = [];
 const started: Queued[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandbox(['--rate-limit', '1', '--window', '1']);
-  config = tmpDir('hostctl-priority-');
 });
 afterAll(async () => {
   for (const q of started) if (q.child.exitCode === null) q.child.kill('SIGKILL');
   await sandbox?.stop();
-  config?.cleanup();
+  for (const d of dirs) d.cleanup();
 });
 
-const env = (interactive: '0' | '1' | string) => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, HOSTCTL_INTERACTIVE: interactive });
-
-/** Starts `hostctl api PATH`; its `waiting` resolves once it says it waits for the window. */
-function start(path: string, interactive: '0' | '1'): Queued {
-  const q = startQueued(['api', path], env(interactive));
-  started.push(q);
-  return q;
-}
+const envOf = (token: string, config: string, interactive: string) => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: config, HOSTCTL_INTERACTIVE: interactive });
 
 describe('interactive commands go first', () => {
-  it('an interactive command queued among six batch commands is sent at the next free slot, before all of them', { timeout: 60_000 }, async () => {
+  it('an interactive command queued among six batch commands is sent at the next free slot, before all of them', { timeout: 120_000 }, async () => {
     const admin = sandboxAdmin(sandbox);
-    // A batch request fills the window (and teaches the budget its size and length).
-    const warm = await runCli(['api', '/teams'], { env: env('0') });
-    expect(warm.code, warm.stderr).toBe(0);
+    const { name, person, batch } = await heldRetry(async (holdMs) => {
+      // Each attempt afresh: its own token (its own window at the sandbox) and config dir.
+      const name = `priority-${holdMs}`;
+      const token = await admin.newToken(name);
+      const dir = tmpDir('hostctl-priority-');
+      dirs.push(dir);
+      const start = (path: string, interactive: '0' | '1') => {
+        const q = startQueued(['api', path], envOf(token, dir.path, interactive));
+        started.push(q);
+        return q;
+      };
+      // A batch request fills the window (and teaches the budget its size and length).
+      const warm = await runCli(['api', '/teams'], { env: envOf(token, dir.path, '0') });
+      expect(warm.code, warm.stderr).toBe(0);
 
-    const hold = holdBudget(config.path, sandbox.token);
-    let person: Queued;
-    const batch: Queued[] = [];
-    try {
-      // Batch commands queue before the person and after (a loop goes on starting them).
-      batch.push(...startAllQueued(BATCH, hold, () => start('/teams', '0')));
-      await Promise.all(batch.map((b) => b.waiting));
-      person = start('/apps', '1');
-      hold.renew();
-      await person.waiting;
-      const later = startAllQueued(LATER, hold, () => start('/teams', '0'));
-      await Promise.all(later.map((b) => b.waiting));
-      batch.push(...later);
-    } finally {
-      hold.release();
-    }
-    // The premise: everyone queued while the window still held the warm-up's request alone.
-    expect(hold.stalled(), `the hold went ${hold.longestGap()} ms without renewal, so it may have lapsed early`).toBe(false);
-    const before = await admin.requests();
-    expect(before.map((r) => r.path), 'a request went out while the hold was on').toEqual(['/v1/teams']);
+      let person: Queued | undefined;
+      const batch: Queued[] = [];
+      await queueUnderHold(dir.path, token, holdMs, async (hold, track) => {
+        // Batch commands queue before the person and after (a loop goes on starting them).
+        batch.push(...startAllQueued(BATCH, hold, () => track(start('/teams', '0'))));
+        await Promise.all(batch.map((b) => b.waiting));
+        person = track(start('/apps', '1'));
+        hold.renew();
+        await person.waiting;
+        const later = startAllQueued(LATER, hold, () => track(start('/teams', '0')));
+        await Promise.all(later.map((b) => b.waiting));
+        batch.push(...later);
+      });
+      // The premise: everyone queued while the window still held the warm-up's request alone.
+      const before = (await admin.requests()).filter((r) => r.token === name);
+      if (before.length !== 1) throw new HoldLapsed(`a request went out while the hold was on: ${before.map((r) => r.path).join(', ')}`);
+      return { name, person: person!, batch };
+    });
 
     expect(await person.exited, person.stderr()).toBe(0);
-    const after = await admin.requests();
+    const after = (await admin.requests()).filter((r) => r.token === name);
     // The person's request is the next one the server saw, with no 429 anywhere.
     expect(after.slice(0, 2).map((r) => r.path)).toEqual(['/v1/teams', '/v1/apps']);
     expect(after.filter((r) => r.status === 429)).toEqual([]);
@@ -76,7 +77,9 @@ describe('interactive commands go first', () => {
   });
 
   it('HOSTCTL_INTERACTIVE takes 1 or 0; anything else is a usage error before sending', async () => {
-    const r = await runCli(['api', '/apps'], { env: env('yes') });
+    const dir = tmpDir('hostctl-priority-');
+    dirs.push(dir);
+    const r = await runCli(['api', '/apps'], { env: envOf(sandbox.token, dir.path, 'yes') });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^hostctl: HOSTCTL_INTERACTIVE takes 1 or 0, not "yes"\./);
   });
