@@ -19,9 +19,9 @@ import { isRecord } from '../../src/json/narrow.js';
 import { BIN, baseEnv } from './cli.js';
 
 /** How far ahead the hold reaches at first; it lapses early only if this process stalls that long. */
-export const HOLD_MS = 1_000;
-const RENEW_MS = 100;
-const ATTEMPTS = 3;
+export const HOLD_MS = 500;
+const RENEW_MS = 50;
+const ATTEMPTS = 4;
 
 export interface BudgetHold {
   /**
