@@ -1,5 +1,7 @@
-// `hostctl sandbox` as a user runs it: the built CLI in a child process. Start-up output,
-// flags, exit codes, signals, --seed and --state. Needs `npm run build` first.
+// `hostctl sandbox` as a user runs it. Start-up output, signals, the limits given as
+// flags and --seed: the built CLI in a child process (needs `npm run build` first). What
+// ends before serving (flag errors, --help, a port in use, a bad state file) and --state
+// across restarts: in this process, through the same main() (test/support/inproc.ts).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -7,12 +9,18 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, baseEnv, runCli, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { BIN, baseEnv, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { runCli, startSandbox as startInProcess } from '../support/inproc.js';
 import { allObjects, createToken, ids, JSON_ACCEPT, req, type Obj } from './helpers.js';
 
-const running: Sandbox[] = [];
+const running: Array<Pick<Sandbox, 'stop'>> = [];
 async function start(args: string[] = []): Promise<Sandbox> {
   const sb = await startSandbox(args);
+  running.push(sb);
+  return sb;
+}
+async function startHere(args: string[]) {
+  const sb = await startInProcess(args);
   running.push(sb);
   return sb;
 }
@@ -158,7 +166,7 @@ describe('--state', () => {
     const dir = tmpDir();
     try {
       const file = join(dir.path, 'sub', 'state.json');
-      const first = await start(['--state', file, '--seed', '3']);
+      const first = await startHere(['--state', file, '--seed', '3']);
       const kept = await createToken(first.origin, 'kept');
       const created = await req(`${first.baseUrl}/apps`, { method: 'POST', token: first.token, headers: JSON_ACCEPT, body: '{"name":"made","big":12345678901234567890,"f":1.0}' });
       expect(created.status).toBe(201);
@@ -172,7 +180,7 @@ describe('--state', () => {
       expect(readdirSync(join(dir.path, 'sub'))).toEqual(['state.json']);
 
       // The state wins over --seed: the data is what was saved.
-      const second = await start(['--state', file, '--seed', '4']);
+      const second = await startHere(['--state', file, '--seed', '4']);
       expect(await allObjects(second.origin, 'apps')).toEqual(before);
       const id = /"publicId":"([^"]+)"/.exec(created.text)?.[1];
       const again = await req(`${second.baseUrl}/apps/${id}`, { token: kept, headers: JSON_ACCEPT });
@@ -187,7 +195,7 @@ describe('--state', () => {
       // A revocation is kept too.
       await req(`${second.origin}/_sandbox/tokens/kept`, { method: 'DELETE' });
       await second.stop();
-      const third = await start(['--state', file]);
+      const third = await startHere(['--state', file]);
       expect((await req(`${third.baseUrl}/teams`, { token: kept, headers: JSON_ACCEPT, localAddress: '127.0.0.4' })).status).toBe(401);
     } finally {
       dir.cleanup();

@@ -1,16 +1,22 @@
 // The per-token rate limit over real HTTP on loopback, with the platform's default of 20
-// requests in a sliding window of one minute.
+// requests in a sliding window of one minute. The sandbox's limiter runs on a clock the
+// test sets (`now`), so a window slides exactly when the test says, however slow the
+// machine.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandboxServer, type RunningSandbox } from '../../src/sandbox/server.js';
 import { createToken, expectRateHeaders, JSON_ACCEPT, req } from './helpers.js';
 
 let sb: RunningSandbox;
+/** The limiter's time in ms; only the test moves it. */
+let now = 0;
+const clock = () => now;
 const api = (token: string, path = '/apps?itemsPerPage=1') => req(`${sb.url}${path}`, { token, headers: JSON_ACCEPT });
 
 describe('rate limit (defaults: 20 per 60 s)', () => {
   beforeEach(async () => {
-    sb = await startSandboxServer({ log: () => undefined });
+    now = 0;
+    sb = await startSandboxServer({ log: () => undefined, clock });
   });
   afterEach(async () => {
     await sb.close();
@@ -22,19 +28,17 @@ describe('rate limit (defaults: 20 per 60 s)', () => {
       expect(res.status, `request ${i}`).toBe(200);
       expect(res.headers['x-ratelimit-limit']).toBe('20');
       expect(res.headers['x-ratelimit-remaining']).toBe(String(20 - i));
-      const reset = Number(res.headers['x-ratelimit-reset']);
-      expect(reset).toBeGreaterThan(0);
-      expect(reset).toBeLessThanOrEqual(60);
+      // The oldest request in the window is the first, a second older each time.
+      expect(res.headers['x-ratelimit-reset']).toBe(String(60 - (i - 1)));
+      now += 1_000;
     }
     const limited = await api(sb.token);
     expect(limited.status).toBe(429);
-    const retry = Number(limited.headers['retry-after']);
-    expect(Number.isInteger(retry)).toBe(true);
-    expect(retry).toBeGreaterThanOrEqual(1);
-    expect(retry).toBeLessThanOrEqual(60);
+    // The first request leaves the window 60 s after it was made: 40 s from now.
+    expect(limited.headers['retry-after']).toBe('40');
     expect(limited.headers['x-ratelimit-remaining']).toBe('0');
     expect(limited.headers['x-ratelimit-limit']).toBe('20');
-    expect(Number(limited.headers['x-ratelimit-reset'])).toBe(retry);
+    expect(limited.headers['x-ratelimit-reset']).toBe('40');
     expect(limited.headers['content-type']).toBe('application/problem+json');
     expect(limited.json()).toMatchObject({ status: 429, title: 'Too many requests' });
   });
@@ -77,22 +81,41 @@ describe('rate limit (defaults: 20 per 60 s)', () => {
 
 describe('rate limit, sliding (2 per 2 s)', () => {
   beforeEach(async () => {
-    sb = await startSandboxServer({ rateLimit: 2, windowSeconds: 2, log: () => undefined });
+    now = 0;
+    sb = await startSandboxServer({ rateLimit: 2, windowSeconds: 2, log: () => undefined, clock });
   });
   afterEach(async () => {
     await sb.close();
   });
 
-  it('waiting Retry-After seconds is enough to be served again', async () => {
+  it('waiting Retry-After seconds is enough to be served again, and a moment less is not', async () => {
     expect((await api(sb.token)).status).toBe(200);
+    now = 1_000;
     expect((await api(sb.token)).status).toBe(200);
     const limited = await api(sb.token);
     expect(limited.status).toBe(429);
-    const retry = Number(limited.headers['retry-after']);
-    expect(retry).toBeGreaterThanOrEqual(1);
-    expect(retry).toBeLessThanOrEqual(2);
-    await new Promise((r) => setTimeout(r, retry * 1000));
-    const again = await api(sb.token);
-    expect(again.status).toBe(200);
+    // The first request, at 0, leaves the window at 2 s.
+    expect(limited.headers['retry-after']).toBe('1');
+    now = 1_999;
+    expect((await api(sb.token)).status).toBe(429);
+    now = 1_000 + 1_000;
+    expect((await api(sb.token)).status).toBe(200);
+  });
+
+  it('the window slides: each request frees its own slot, a window after it was made', async () => {
+    expect((await api(sb.token)).status).toBe(200);
+    now = 1_500;
+    expect((await api(sb.token)).status).toBe(200);
+    // At 2 s the first has left the window, the second not: one slot, not two.
+    now = 2_000;
+    const third = await api(sb.token);
+    expect(third.status).toBe(200);
+    expect(third.headers['x-ratelimit-remaining']).toBe('0');
+    const fourth = await api(sb.token);
+    expect(fourth.status).toBe(429);
+    // The second request, at 1.5 s, leaves at 3.5 s: 1.5 s from now, in whole seconds 2.
+    expect(fourth.headers['retry-after']).toBe('2');
+    now = 3_500;
+    expect((await api(sb.token)).status).toBe(200);
   });
 });

@@ -5,10 +5,26 @@ import type { AddressInfo } from 'node:net';
 import { ApiError, AuthError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
 import { appendQuery, setQueryParam, MAX_BODY_BYTES } from '../../src/http/client.js';
 import { scrub, oneLine, errorDetail } from '../../src/http/errors.js';
+import { SLOT_MARGIN_MS } from '../../src/http/budget.js';
+import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
+import { VirtualClock } from '../support/inproc.js';
 import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs } from './http-support.js';
 
 const track = closeAfterEach();
 afterAll(cleanupDirs);
+
+/**
+ * The backoffs of a GET's transient retries, slept on the client's clock: each within
+ * its "equal jitter" range (half fixed, half random) of a ceiling that doubles.
+ */
+function expectBackoffs(sleeps: number[]): void {
+  expect(sleeps).toHaveLength(DEFAULT_RETRIES);
+  sleeps.forEach((ms, attempt) => {
+    const ceiling = BASE_BACKOFF_MS * 2 ** attempt;
+    expect(ms).toBeGreaterThanOrEqual(ceiling / 2);
+    expect(ms).toBeLessThanOrEqual(ceiling);
+  });
+}
 
 describe('requests', () => {
   it('sends Accept, the bearer token and the User-Agent, and counts requests', async () => {
@@ -115,10 +131,14 @@ describe('status mapping', () => {
     expect((err as NotFoundError).exitCode).toBe(3);
   });
 
-  it('5xx with a JSON body → ApiError quoting one clean line of the detail', async () => {
+  it('5xx with a JSON body → ApiError quoting one clean line of the detail, after the retries', async () => {
     const s = track(await stub((_req, res) => json(res, { type: 'x', title: 'Boom', detail: 'db\u001b[31m down\nsince 5 min\u202e' }, 503)));
-    const h = track(harness(s.baseUrl));
+    const clock = new VirtualClock();
+    const h = track(harness(s.baseUrl, { clock }));
     const err = await rejection(h.client.request({ path: '/apps' }));
+    // A GET answered 503 is sent again twice, after growing backoffs, then reported.
+    expect(s.seen).toHaveLength(1 + DEFAULT_RETRIES);
+    expectBackoffs(clock.sleeps);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(503);
     expect((err as ApiError).exitCode).toBe(1);
@@ -133,8 +153,11 @@ describe('status mapping', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html><body><h1>502 Bad Gateway</h1><script>alert(1)</script></body></html>');
     }));
-    const h = track(harness(s.baseUrl));
+    const clock = new VirtualClock();
+    const h = track(harness(s.baseUrl, { clock }));
     const err = await rejection(h.client.request({ path: '/apps' }));
+    expect(s.seen).toHaveLength(1 + DEFAULT_RETRIES);
+    expectBackoffs(clock.sleeps);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toContain('an HTML error page');
     expect(err.message).not.toContain('<');
@@ -272,12 +295,15 @@ describe('network failures', () => {
     expect(err.message).toContain('broke off before the whole response had arrived');
   });
 
-  it('a connection closed before any answer → NetworkError', async () => {
+  it('a connection closed before any answer → NetworkError, after the retries', async () => {
     const s = track(await stub((req) => req.socket.destroy()));
-    const h = track(harness(s.baseUrl));
+    const clock = new VirtualClock();
+    const h = track(harness(s.baseUrl, { clock }));
     const err = await rejection(h.client.request({ path: '/apps' }));
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toContain('was closed before the server answered');
+    expect(s.seen).toHaveLength(1 + DEFAULT_RETRIES);
+    expectBackoffs(clock.sleeps);
   });
 
   it('DNS failure for a host under .invalid → NetworkError', async () => {
@@ -419,9 +445,12 @@ describe('rate limit through the client', () => {
       if (n === 1) json(res, { title: 'Too Many Requests' }, 429, { 'retry-after': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' });
       else json(res, ['ok'], 200, { 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '30', 'x-ratelimit-limit': '20' });
     }));
-    const h = track(harness(s.baseUrl));
+    const clock = new VirtualClock();
+    const h = track(harness(s.baseUrl, { clock }));
     const res = await h.client.request({ path: '/apps', query: [['publicId[]', 'ap-1']] });
     expect(res.json()).toEqual(['ok']);
+    // The one wait is the server's Retry-After, and the resend waited for nothing else.
+    expect(clock.sleeps).toEqual([1_000]);
     expect(s.seen.map((x) => x.url)).toEqual(['/v1/apps?publicId[]=ap-1', '/v1/apps?publicId[]=ap-1']);
     expect(h.stderr.text).toBe('Rate limit reached: waiting 1s before retrying (--no-wait to fail instead).\n');
     expect(h.state.getRate(h.fingerprint)?.remaining).toBe(5);
@@ -454,12 +483,16 @@ describe('rate limit through the client', () => {
 
   it('paces from the shared budget: the second request waits for the slot the first one holds', async () => {
     const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' })));
-    const h = track(harness(s.baseUrl));
+    const clock = new VirtualClock();
+    const h = track(harness(s.baseUrl, { clock }));
     await h.client.request({ path: '/apps' });
     expect(h.stderr.text).toBe('');
+    expect(clock.sleeps).toEqual([]);
     await h.client.request({ path: '/apps' });
-    // A one-second window, plus the margin for the server's clock: rounded up, 2 s.
-    expect(h.stderr.text).toMatch(/^Rate limit window spent: waiting [12]s before sending/);
+    // The one-second window the first answer taught, from that answer, plus the slot's
+    // margin: rounded up, 2 s.
+    expect(clock.sleeps).toEqual([1_000 + SLOT_MARGIN_MS]);
+    expect(h.stderr.text).toMatch(/^Rate limit window spent: waiting 2s before sending/);
     expect(s.seen).toHaveLength(2);
   });
 

@@ -1,10 +1,12 @@
 // The HTTP core against the in-process sandbox (real HTTP on loopback): paging in both
-// of its forms, batch filtering, and pacing that avoids a 429.
+// of its forms, batch filtering, and pacing that avoids a 429 (the client and the
+// sandbox's window on one virtual clock: the wait takes no real time).
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandboxServer, type RunningSandbox } from '../../src/sandbox/server.js';
 import { makeToken } from '../../src/auth/token.js';
 import { walkPages, pageOf } from '../../src/http/paging.js';
 import { cleanupDirs, harness, type Harness } from './http-support.js';
+import { VirtualClock } from '../support/inproc.js';
 
 let sb: RunningSandbox | undefined;
 const open: Harness[] = [];
@@ -15,9 +17,9 @@ afterEach(async () => {
 });
 afterAll(cleanupDirs);
 
-async function start(opts: { rateLimit?: number; windowSeconds?: number } = {}): Promise<{ sb: RunningSandbox; h: Harness }> {
-  sb = await startSandboxServer({ log: () => undefined, ...opts });
-  const h = harness(sb.url, { token: makeToken(sb.token, 'env') });
+async function start(opts: { rateLimit?: number; windowSeconds?: number } = {}, clock = new VirtualClock()): Promise<{ sb: RunningSandbox; h: Harness }> {
+  sb = await startSandboxServer({ log: () => undefined, clock: clock.now, ...opts });
+  const h = harness(sb.url, { token: makeToken(sb.token, 'env'), clock });
   open.push(h);
   return { sb, h };
 }
@@ -50,10 +52,17 @@ describe('against the sandbox', () => {
   });
 
   it('paces from the rate-limit headers instead of collecting a 429', async () => {
-    const { h } = await start({ rateLimit: 2, windowSeconds: 1 });
+    const clock = new VirtualClock();
+    const { sb, h } = await start({ rateLimit: 2, windowSeconds: 1 }, clock);
+    const t0 = clock.now();
     for (let i = 0; i < 4; i++) await h.client.request({ path: '/teams' });
     expect(h.client.requestCount).toBe(4);
     expect(h.stderr.text).toContain('Rate limit window spent: waiting');
     expect(h.stderr.text).not.toContain('Rate limit reached');
+    // Four requests at two a second: the last two waited for the window, once.
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.now() - t0).toBeGreaterThanOrEqual(1_000);
+    const log = (await (await fetch(`${sb.origin}/_sandbox/requests`)).json()) as { status: number }[];
+    expect(log.map((r) => r.status)).toEqual([200, 200, 200, 200]);
   });
 });
