@@ -278,7 +278,9 @@ describe('network failures', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('[{"publicId":');
     }));
-    const h = track(harness(s.baseUrl, { timeoutMs: 300 }));
+    // undici's own timer, not the run's clock: long enough that the head arrives first
+    // even on a loaded machine (at 300 ms it once timed out before the head, at load 10).
+    const h = track(harness(s.baseUrl, { timeoutMs: 1_000 }));
     const err = await rejection(h.client.request({ path: '/apps' }));
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toContain('stalled part-way');
