@@ -9,7 +9,8 @@ import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { parseBaseUrl } from './config/url.js';
 import { oneLine } from './output/sanitize.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
-import { StateStore, type RateState } from './config/state.js';
+import { StateStore } from './config/state.js';
+import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
 import type { HttpClient } from './http/client.js';
@@ -251,7 +252,9 @@ export class Context {
   async lastRate(): Promise<RateState | undefined> {
     if (!this.cachedToken) return undefined;
     const token = await this.cachedToken.catch(() => undefined);
-    return token ? this.state().getRate(token.fingerprint) : undefined;
+    if (!token) return undefined;
+    const { lastRate } = await import('./http/budget.js');
+    return lastRate(this.state().path, token.fingerprint);
   }
 
   /** After the command: save state, then the -R line. Never throws. */

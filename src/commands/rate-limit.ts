@@ -1,9 +1,9 @@
-// `hostctl rate-limit`: the last rate-limit state seen for this run's token, read from the
-// state file with no request; `--refresh` spends one request to bring it up to date.
+// `hostctl rate-limit`: the last rate-limit state seen for this run's token, read from its
+// budget file (src/http/budget.ts) with no request; `--refresh` spends one request to bring it up to date.
 
 import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
-import type { RateState } from '../config/state.js';
+import type { RateState } from '../http/ratelimit.js';
 import { ApiError } from '../errors.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
@@ -83,7 +83,8 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   }
 
   const now = ctx.clock.now();
-  const rate = ctx.state().getRate(token.fingerprint);
+  const { lastRate } = await import('../http/budget.js');
+  const rate = lastRate(ctx.state().path, token.fingerprint);
   const known = rate?.remaining !== undefined;
   const table = format === 'table' && !fields && ctx.opts.jq === undefined;
   if (!known) {

@@ -1,20 +1,13 @@
-// The state file: the rate-limit state and the rejected-token marks, keyed by token
-// fingerprint (never the token), and the public IDs seen, for completion. Losing it
-// loses nothing that matters, so a damaged file is treated as empty.
+// The state file: the rejected-token marks, keyed by token fingerprint (never the token),
+// and the public IDs, names and fields seen, for completion. Losing it loses nothing that
+// matters, so a damaged file is treated as empty. The rate state is not here but in the
+// token's budget file (src/http/budget.ts), written with the budget on every answer; a
+// `rateLimits` left by an older hostctl is ignored and dropped at the next write.
 
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
 import { finiteNumber, isRecord, stringList } from '../json/narrow.js';
-
-export interface RateState {
-  limit?: number;
-  remaining?: number;
-  /** When the window resets, epoch milliseconds. */
-  resetAt?: number;
-  /** When this state was read from a response, epoch milliseconds. */
-  seenAt: number;
-}
 
 export interface RejectedMark {
   at: number;
@@ -22,7 +15,6 @@ export interface RejectedMark {
 }
 
 interface StateData {
-  rateLimits: Record<string, RateState>;
   rejected: Record<string, RejectedMark>;
   /**
    * base URL -> resource name -> public IDs, newest first. By base URL, not profile: two
@@ -89,16 +81,6 @@ export class StateStore {
   private load(): StateData {
     if (!this.data) this.data = normalize(readJsonFile(this.path));
     return this.data;
-  }
-
-  getRate(fingerprint: string): RateState | undefined {
-    return this.load().rateLimits[fingerprint];
-  }
-
-  setRate(fingerprint: string, rate: RateState): void {
-    this.change((d) => {
-      d.rateLimits[fingerprint] = rate;
-    });
   }
 
   rejected(fingerprint: string): RejectedMark | undefined {
@@ -253,20 +235,8 @@ export class StateStore {
 }
 
 function normalize(raw: unknown): StateData {
-  const d: StateData = { rateLimits: {}, rejected: {}, ids: {}, names: {}, fields: {} };
+  const d: StateData = { rejected: {}, ids: {}, names: {}, fields: {} };
   if (!isRecord(raw)) return d;
-  if (isRecord(raw.rateLimits)) {
-    for (const [k, v] of Object.entries(raw.rateLimits)) {
-      if (isRecord(v) && typeof v.seenAt === 'number') {
-        d.rateLimits[k] = {
-          seenAt: v.seenAt,
-          limit: finiteNumber(v.limit),
-          remaining: finiteNumber(v.remaining),
-          resetAt: finiteNumber(v.resetAt),
-        };
-      }
-    }
-  }
   if (isRecord(raw.rejected)) {
     for (const [k, v] of Object.entries(raw.rejected)) {
       if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: finiteNumber(v.status) ?? 401 };

@@ -105,7 +105,7 @@ See also: hostctl help environment.
 
 The platform allows about 20 requests a minute per token, and says how many are left in
 the X-RateLimit-Limit, -Remaining and -Reset headers of every response. hostctl reads
-them, keeps the last state per token (by fingerprint, never the token) in its state file,
+them, keeps the last state per token (by fingerprint, never the token) in its budget file,
 and spends as few requests as it can: "get" with several IDs is one request, and nothing
 is sent that a command does not need.
 

@@ -3,14 +3,16 @@
 // small file per token fingerprint, never the token) under a lock; each response's
 // X-RateLimit-* headers correct it: they teach the window's length and count requests
 // sent from elsewhere with the same token. Parallel commands then wait for a slot instead
-// of collecting 429s.
+// of collecting 429s. The same file keeps the token's last rate state (what `-R` and
+// `hostctl rate-limit` show), updated in the correction's locked write: the state file is
+// then written only when a run learnt something else.
 //
 // The decisions are pure functions of the file's content and a clock (unit-tested on an
 // injected clock); BudgetFile adds the lock and the file.
 
 import { join, dirname } from 'node:path';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
-import { MAX_HORIZON_MS, parseRateHeaders, retryDelayMs } from './ratelimit.js';
+import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
 import type { Layer } from './layers.js';
 
@@ -47,6 +49,8 @@ export interface BudgetData {
   view?: ServerView;
   /** After a 429: nothing is sent before this. */
   blockedUntil?: number;
+  /** The token's last rate state, as the answers (and a 429's wait) left it: ratelimit.ts. */
+  rate?: RateState;
 }
 
 /**
@@ -190,6 +194,8 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
   const h = parseRateHeaders(headers, now);
   // Whatever the headers say, the server counted this request by now.
   const out: BudgetData = { ...d, sends: d.sends.map((s): Send => (s[0] === sentAt ? [s[0], Math.max(s[1], now)] : s)) };
+  const rate = nextRate(d.rate, h, now);
+  if (rate) out.rate = rate;
   if (h.remaining === undefined && h.limit === undefined) return out;
   if (h.limit !== undefined && h.limit > 0) out.limit = h.limit;
   const limit = out.limit;
@@ -212,12 +218,19 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
  * a tenth longer (a lone request teaches it again); forgetting it instead would leave only
  * the server's whole-second Reset to pace by, a slot at a time.
  */
-export function on429(d: BudgetData, sentAt: number, retryMs: number, now: number): BudgetData {
+export function on429(d: BudgetData, sentAt: number, retryMs: number, now: number, headers: Record<string, string> = {}): BudgetData {
   // A refused request is not counted by the server.
   const i = d.sends.findIndex(([reservedAt]) => reservedAt === sentAt);
   const sends = i === -1 ? d.sends : [...d.sends.slice(0, i), ...d.sends.slice(i + 1)];
   const windowMs = d.windowMs === undefined ? undefined : Math.min(MAX_HORIZON_MS, Math.round(d.windowMs * 1.1));
-  return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined };
+  // The rate state takes the 429's headers like any answer's; the wait (ratelimit.ts) then marks the window spent.
+  const rate = nextRate(d.rate, parseRateHeaders(headers, now), now) ?? d.rate;
+  return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined, rate };
+}
+
+function normalizeRate(raw: unknown): RateState | undefined {
+  if (!isRecord(raw) || typeof raw.seenAt !== 'number') return undefined;
+  return { seenAt: raw.seenAt, limit: finiteNumber(raw.limit), remaining: finiteNumber(raw.remaining), resetAt: finiteNumber(raw.resetAt) };
 }
 
 function isSend(v: unknown): v is Send {
@@ -240,6 +253,8 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
     const waiters = Object.entries(raw.waiters).filter((e): e is [string, number] => finiteNumber(e[1]) !== undefined && (e[1] as number) - Date.now() <= MAX_HORIZON_MS);
     if (waiters.length > 0) d.waiters = Object.fromEntries(waiters.slice(-MAX_WAITERS));
   }
+  const rate = normalizeRate(raw.rate);
+  if (rate) d.rate = rate;
   if (d.windowMs !== undefined && (d.windowMs <= 0 || d.windowMs > MAX_HORIZON_MS)) d.windowMs = undefined;
   if (d.blockedUntil !== undefined && d.blockedUntil - now > MAX_HORIZON_MS) d.blockedUntil = undefined;
   return d;
@@ -248,8 +263,8 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
 /** The budget is shared but optional: a lock not had within 2 s is gone without. */
 const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
 
-/** The budget file of one token, beside the state file. */
-export class BudgetFile {
+/** The budget file of one token, beside the state file; it keeps the token's rate state too. */
+export class BudgetFile implements RateStore {
   readonly path: string;
   /** This client's name among the waiters. */
   readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
@@ -307,9 +322,23 @@ export class BudgetFile {
     this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
   }
 
-  on429(sentAt: number, retryMs: number): void {
-    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now), result: undefined }), undefined);
+  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): void {
+    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
   }
+
+  /** The token's last rate state (no lock: for display and as a starting point). */
+  rate(): RateState | undefined {
+    return this.read().rate;
+  }
+
+  updateRate(fn: (prev: RateState | undefined) => RateState): void {
+    this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  }
+}
+
+/** The last rate state seen for the token with this fingerprint, with no request. */
+export function lastRate(stateFile: string, fingerprint: string): RateState | undefined {
+  return new BudgetFile(stateFile, fingerprint).rate();
 }
 
 export interface BudgetLayerOptions {
@@ -322,8 +351,6 @@ export interface BudgetLayerOptions {
   defer?(ms: number): Promise<void>;
   /** Work that must not eat into a reserved slot (loading undici, making the pool). */
   ready?(url: URL): Promise<void>;
-  /** Every answer to the token but a 401 (whose headers count failures): the -R state. */
-  onAnswer?(headers: Record<string, string>): void;
   now(): number;
 }
 
@@ -353,9 +380,9 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
       throw err;
     }
     const res = await next(x);
-    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS));
+    // A 401's headers count failed logins, not this token's window: nothing learnt.
+    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
     else if (res.status !== 401) o.file.observe(res.headers, sentAt);
-    if (res.status !== 401) o.onAnswer?.(res.headers);
     return res;
   };
 }

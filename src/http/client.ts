@@ -123,16 +123,16 @@ export class HttpClient {
   constructor(readonly options: HttpClientOptions) {
     this.clock = options.clock ?? systemClock;
     addSecret(options.token.value);
+    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now, options.interactive ? 'interactive' : 'batch');
     this.rate = new RateLimiter({
       state: options.state,
-      fingerprint: options.token.fingerprint,
+      rates: this.budget,
       io: options.io,
       wait: options.wait,
       maxWaitMs: options.maxWaitMs,
       now: this.clock.now,
       sleep: this.clock.sleep,
     });
-    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now, options.interactive ? 'interactive' : 'batch');
     this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env });
   }
 
@@ -216,7 +216,6 @@ export class HttpClient {
         pace: (ms) => this.rate.pace(ms),
         defer: (ms) => this.rate.defer(ms),
         ready: async (url) => void (await this.wire.ready(url)),
-        onAnswer: (headers) => this.rate.onResponse(headers),
         now: this.clock.now,
       }),
       bearer({ origin, secret: token.value, fingerprint: token.fingerprint, marks: state }),

@@ -1,9 +1,10 @@
 // The rate limit as the client sees it: the three X-RateLimit headers and Retry-After on
-// every response, the last state kept per token fingerprint in the state file, pacing
-// before a request when that state says the window is spent, and the wait on a 429.
+// every response, the last state kept per token fingerprint in the token's budget file
+// (budget.ts: written in the same locked update that corrects the budget, so a run that
+// learnt nothing else leaves the state file alone), and the wait on a 429.
 
 import type { IO } from '../io.js';
-import type { RateState, StateStore } from '../config/state.js';
+import type { StateStore } from '../config/state.js';
 import { RateLimitError } from '../errors.js';
 
 /** Wait on a 429 that names no time at all. */
@@ -57,6 +58,22 @@ export function parseRetryAfter(raw: string | undefined, now: number): number | 
   return Math.max(0, at - now);
 }
 
+/** The last rate-limit state seen for a token. */
+export interface RateState {
+  limit?: number;
+  remaining?: number;
+  /** When the window resets, epoch milliseconds. */
+  resetAt?: number;
+  /** When this state was read from a response, epoch milliseconds. */
+  seenAt: number;
+}
+
+/** Where a token's rate state is kept (budget.ts's BudgetFile); `update` runs under its lock. */
+export interface RateStore {
+  rate(): RateState | undefined;
+  updateRate(fn: (prev: RateState | undefined) => RateState): void;
+}
+
 export interface RateHeaders {
   limit?: number;
   remaining?: number;
@@ -76,6 +93,16 @@ export function parseRateHeaders(headers: Record<string, string>, now: number): 
 
 export function hasRateHeaders(h: RateHeaders): boolean {
   return h.limit !== undefined || h.remaining !== undefined || h.resetAt !== undefined;
+}
+
+/**
+ * The rate state after an answer (but a 401, whose headers count failures, not this
+ * token): what the headers say, the gaps filled from `prev`; undefined when they say
+ * nothing (the state stays as it was).
+ */
+export function nextRate(prev: RateState | undefined, h: RateHeaders, now: number): RateState | undefined {
+  if (!hasRateHeaders(h)) return undefined;
+  return { limit: h.limit ?? prev?.limit, remaining: h.remaining ?? prev?.remaining, resetAt: h.resetAt ?? prev?.resetAt, seenAt: now };
 }
 
 /** How long to wait after a 429: Retry-After, else Reset, else a small default. */
@@ -98,8 +125,9 @@ function clock(at: number): string {
 }
 
 export interface RateLimiterOptions {
+  /** Saved before a wait, so that an interrupted wait leaves what the run learnt behind. */
   state: StateStore;
-  fingerprint: string;
+  rates: RateStore;
   io: IO;
   /** false with --no-wait. */
   wait: boolean;
@@ -120,10 +148,6 @@ export class RateLimiter {
   constructor(private readonly o: RateLimiterOptions) {
     this.now = o.now ?? Date.now;
     this.sleep = o.sleep ?? sleepChunked;
-  }
-
-  current(): RateState | undefined {
-    return this.o.state.getRate(this.o.fingerprint);
   }
 
   /** Waits `ms` for the shared budget to free a slot (src/http/budget.ts). */
@@ -152,20 +176,6 @@ export class RateLimiter {
     return ms <= this.o.maxWaitMs - this.waitedMs;
   }
 
-  /** After every response (but a 401, whose headers count failures, not this token). */
-  onResponse(headers: Record<string, string>): void {
-    const now = this.now();
-    const h = parseRateHeaders(headers, now);
-    if (!hasRateHeaders(h)) return;
-    const prev = this.current();
-    this.o.state.setRate(this.o.fingerprint, {
-      limit: h.limit ?? prev?.limit,
-      remaining: h.remaining ?? prev?.remaining,
-      resetAt: h.resetAt ?? prev?.resetAt,
-      seenAt: now,
-    });
-  }
-
   /**
    * On a 429: wait as told (within --max-wait) and return, or throw RateLimitError.
    * `detail` is what the server said (one line, token scrubbed): a 429 may also mean that
@@ -177,16 +187,10 @@ export class RateLimiter {
     // A wait past the horizon is not done, whatever --max-wait allows; nor is it kept for
     // later runs beyond the horizon.
     const ms = Math.min(asked, MAX_HORIZON_MS);
-    const prev = this.current();
     // The window is spent whatever the headers said; the next command must know. Retry-After
     // says when a request is welcome again; a Reset further off (the end of a window that
     // started earlier) must not make the retry wait for it.
-    this.o.state.setRate(this.o.fingerprint, {
-      limit: prev?.limit,
-      remaining: 0,
-      resetAt: now + ms,
-      seenAt: now,
-    });
+    this.o.rates.updateRate((prev) => ({ limit: prev?.limit, remaining: 0, resetAt: now + ms, seenAt: now }));
     if (asked > MAX_HORIZON_MS) {
       this.o.state.save();
       throw new RateLimitError(

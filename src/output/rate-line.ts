@@ -1,6 +1,6 @@
 // The rate-limit line: what `-R` prints after a command and `rate-limit` prints first.
 
-import type { RateState } from '../config/state.js';
+import type { RateState } from '../http/ratelimit.js';
 
 /** The -R line; `used` (the requests this command sent) is shown when given. */
 export function formatRateLine(rate: RateState | undefined, now = Date.now(), used?: number, fromCache?: number): string {

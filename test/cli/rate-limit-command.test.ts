@@ -1,8 +1,10 @@
-// `hostctl rate-limit` end to end: the last state seen, from the state file, with no
-// request; --refresh spends exactly one. The sandbox runs a long window (50 requests per
+// `hostctl rate-limit` end to end: the last state seen, from the token's budget file, with
+// no request; --refresh spends exactly one. The sandbox runs a long window (50 requests per
 // 600 s), so the remaining count is exactly the limit minus the requests it logged.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
 import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
 
@@ -94,6 +96,21 @@ describe('hostctl rate-limit against the sandbox', () => {
     const { token } = (await res.json()) as { token: string };
     const r = await hostctl(['rate-limit', '--json'], { HOSTCTL_TOKEN: token });
     expect(JSON.parse(r.stdout)).toMatchObject({ remaining: null });
+  });
+
+  it('a run that learnt nothing but the rate state leaves the state file alone; the rate state moves on', async () => {
+    const state = join(dir.path, 'state.json');
+    expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
+    const before = statSync(state);
+    const content = readFileSync(state, 'utf8');
+    // The same IDs, names and fields again: nothing to save but the rate state.
+    expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
+    const after = statSync(state);
+    expect([after.ino, after.size]).toEqual([before.ino, before.size]);
+    expect(readFileSync(state, 'utf8')).toBe(content);
+    expect(content).not.toContain('rateLimits');
+    const r = await hostctl(['rate-limit', '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 4 });
   });
 
   it('a token the API rejected: exit 4, no request', async () => {

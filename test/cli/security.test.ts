@@ -4,7 +4,7 @@
 // messages, config or state files. Related tests elsewhere: the lockout guard and the
 // token file of --insecure-storage in auth.test.ts; the keychain in keychain.test.ts.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -155,8 +155,16 @@ describe('files', () => {
 
       const state = readFileSync(join(config, 'state.json'), 'utf8');
       const sha = (t: string) => createHash('sha256').update(t).digest('hex');
-      // What the state is for: the rate state of the good token, the mark of the bad one.
-      expect(JSON.parse(state)).toMatchObject({ rateLimits: { [sha(sandbox.token)]: {} }, rejected: { [sha(bogus)]: { status: 401 } } });
+      // What the state is for: the mark of the bad one; the good token's rate state is in its budget file.
+      expect(JSON.parse(state)).toMatchObject({ rejected: { [sha(bogus)]: { status: 401 } } });
+      expect(JSON.parse(state)).not.toHaveProperty('rateLimits');
+      const rateOf = (t: string) => {
+        const file = join(config, 'budget', `${sha(t)}.json`);
+        return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { rate?: unknown }).rate : undefined;
+      };
+      expect(rateOf(sandbox.token)).toMatchObject({ limit: expect.any(Number), remaining: expect.any(Number), seenAt: expect.any(Number) });
+      // A rejected token's 401 teaches no rate state.
+      expect(rateOf(bogus)).toBeUndefined();
       for (const t of [sandbox.token, bogus]) {
         expect(filesContaining(config, t)).toEqual([]);
         expect(filesContaining(home, t)).toEqual([]);

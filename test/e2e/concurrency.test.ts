@@ -137,9 +137,9 @@ describe('10 hostctl processes at once, one config dir', () => {
     expect(statSync(join(config.path, 'tokens')).mode & 0o777).toBe(0o700);
     expect(statSync(join(config.path, 'config.json')).mode & 0o777).toBe(0o600);
 
-    const state = json('state.json') as { rateLimits: Record<string, unknown>; ids: Record<string, Record<string, string[]>> };
-    // Every process that sent a request left its token's rate state: no write was lost.
-    for (const token of [...listTokens, ...logins.map((l) => l.token)]) expect(state.rateLimits[sha(token)], `rate state of …${token.slice(-4)}`).toBeDefined();
+    const state = json('state.json') as { ids: Record<string, Record<string, string[]>> };
+    // Every process that sent a request left its token's rate state (in the token's budget file): no write was lost.
+    for (const token of [...listTokens, ...logins.map((l) => l.token)]) expect((json(`budget/${sha(token)}.json`) as { rate?: unknown }).rate, `rate state of …${token.slice(-4)}`).toBeDefined();
     // The ID cache is keyed by base URL, not by profile.
     expect(state.ids[baseUrl]?.apps?.length).toBeGreaterThanOrEqual(3);
     expect(statSync(join(config.path, 'state.json')).mode & 0o777).toBe(0o600);

@@ -54,3 +54,19 @@ describe('StateStore.rememberIds', () => {
     }
   });
 });
+
+describe('an older state file', () => {
+  it("keeps its marks and IDs; its rate state (now in the budget file) is ignored and dropped at the next write", () => {
+    const path = stateFile();
+    const old = { rateLimits: { fp: { limit: 20, remaining: 3, resetAt: 1, seenAt: 1 } }, rejected: { bad: { at: 1, status: 401 } }, ids: { [BASE]: { apps: ['ap-1'] } } };
+    writeFileSync(path, JSON.stringify(old));
+    const store = new StateStore(path);
+    expect(store.rejected('bad')).toEqual({ at: 1, status: 401 });
+    store.rememberIds(BASE, 'apps', ['ap-2']);
+    expect(store.save()).toBe(true);
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    expect(saved).not.toHaveProperty('rateLimits');
+    expect(saved.rejected).toEqual(old.rejected);
+    expect(savedIds(path)).toEqual(['ap-2', 'ap-1']);
+  });
+});

@@ -9,6 +9,7 @@ import { SLOT_MARGIN_MS } from '../../src/http/budget.js';
 import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
 import { VirtualClock } from '../support/inproc.js';
 import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs } from './http-support.js';
+import { lastRate } from '../../src/http/budget.js';
 
 const track = closeAfterEach();
 afterAll(cleanupDirs);
@@ -102,7 +103,7 @@ describe('status mapping', () => {
     expect(onDisk).toContain(h.fingerprint);
     expect(onDisk).not.toContain(TOKEN);
     // A 401's rate headers count failed logins, not this token's window.
-    expect(h.state.getRate(h.fingerprint)).toBeUndefined();
+    expect(lastRate(h.statePath, h.fingerprint)).toBeUndefined();
   });
 
   it('401 with acceptAnyStatus resolves but still marks the token', async () => {
@@ -427,7 +428,7 @@ describe('rate limit through the client', () => {
     const h = track(harness(s.baseUrl));
     const before = Date.now();
     await h.client.request({ path: '/apps' });
-    const r = h.state.getRate(h.fingerprint)!;
+    const r = lastRate(h.statePath, h.fingerprint)!;
     expect(r.limit).toBe(20);
     expect(r.remaining).toBe(17);
     expect(r.resetAt).toBeGreaterThanOrEqual(before + 42_000);
@@ -439,7 +440,7 @@ describe('rate limit through the client', () => {
     const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(at) })));
     const h = track(harness(s.baseUrl));
     await h.client.request({ path: '/apps' });
-    expect(h.state.getRate(h.fingerprint)).toMatchObject({ limit: 60, remaining: 0, resetAt: at * 1000 });
+    expect(lastRate(h.statePath, h.fingerprint)).toMatchObject({ limit: 60, remaining: 0, resetAt: at * 1000 });
   });
 
   it('on 429 waits Retry-After, resends the same request, and notes it once', async () => {
@@ -455,7 +456,7 @@ describe('rate limit through the client', () => {
     expect(clock.sleeps).toEqual([1_000]);
     expect(s.seen.map((x) => x.url)).toEqual(['/v1/apps?publicId[]=ap-1', '/v1/apps?publicId[]=ap-1']);
     expect(h.stderr.text).toBe('Rate limit reached: waiting 1s before retrying (--no-wait to fail instead).\n');
-    expect(h.state.getRate(h.fingerprint)?.remaining).toBe(5);
+    expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(5);
   });
 
   it('with --no-wait a 429 is RateLimitError(5) at once', async () => {
@@ -468,7 +469,7 @@ describe('rate limit through the client', () => {
     expect(s.seen).toHaveLength(1);
     expect(h.stderr.text).toBe('');
     // The next command knows the window is spent.
-    expect(h.state.getRate(h.fingerprint)?.remaining).toBe(0);
+    expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(0);
   });
 
   it('a 429 whose wait exceeds --max-wait fails at once without waiting', async () => {

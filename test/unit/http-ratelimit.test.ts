@@ -11,6 +11,7 @@ import {
   retryDelayMs,
 } from '../../src/http/ratelimit.js';
 import { MemoryStream, cleanupDirs, newState, rejection } from './http-support.js';
+import { BudgetFile, normalizeBudget, observe, on429, type BudgetData } from '../../src/http/budget.js';
 
 afterAll(cleanupDirs);
 
@@ -76,9 +77,10 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
   const io = new IO({ stderr, stdout: new MemoryStream(), env: {} });
   let now = NOW;
   const sleeps: number[] = [];
+  const rates = new BudgetFile(state.path, 'fp', () => now);
   const rl = new RateLimiter({
     state,
-    fingerprint: 'fp',
+    rates,
     io,
     wait: over.wait ?? true,
     maxWaitMs: over.maxWaitMs ?? 120_000,
@@ -88,7 +90,7 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
       now += ms;
     },
   });
-  return { rl, state, stderr, sleeps };
+  return { rl, rates, stderr, sleeps };
 }
 
 describe('RateLimiter', () => {
@@ -118,19 +120,19 @@ describe('RateLimiter', () => {
   });
 
   it('after a 429, Retry-After decides when to send again, not a Reset further off', async () => {
-    const { rl, state, sleeps } = limiter();
-    state.setRate('fp', { limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW });
+    const { rl, rates, sleeps } = limiter();
+    rates.updateRate(() => ({ limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW }));
     await rl.on429({ 'retry-after': '2', 'x-ratelimit-reset': String(Math.ceil((NOW + 60_000) / 1000)) });
     expect(sleeps).toEqual([2000]);
-    expect(state.getRate('fp')).toMatchObject({ remaining: 0, resetAt: NOW + 2000 });
+    expect(rates.rate()).toMatchObject({ limit: 20, remaining: 0, resetAt: NOW + 2000 });
   });
 
   it('on a 429 waits Retry-After and records the spent window', async () => {
-    const { rl, state, sleeps } = limiter();
+    const { rl, rates, sleeps } = limiter();
     await rl.on429({ 'retry-after': '4' });
     expect(sleeps).toEqual([4000]);
     expect(rl.waitedMs).toBe(4000);
-    expect(state.getRate('fp')).toMatchObject({ remaining: 0, resetAt: NOW + 4000 });
+    expect(rates.rate()).toMatchObject({ remaining: 0, resetAt: NOW + 4000 });
   });
 
   it('--no-wait: RateLimitError at once, no sleep', async () => {
@@ -150,13 +152,23 @@ describe('RateLimiter', () => {
     expect(sleeps).toEqual([6000]);
   });
 
-  it('keeps the limit and fills gaps from the previous state', () => {
-    const { rl, state } = limiter();
-    rl.onResponse({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '10' });
-    rl.onResponse({ 'x-ratelimit-remaining': '4' });
-    expect(state.getRate('fp')).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 10_000, seenAt: NOW });
-    rl.onResponse({});
-    expect(state.getRate('fp')?.remaining).toBe(4);
+  it('keeps the limit and fills gaps from the previous state (the budget file keeps it)', () => {
+    let d: BudgetData = { sends: [] };
+    d = observe(d, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '10' }, NOW, NOW);
+    d = observe(d, { 'x-ratelimit-remaining': '4' }, NOW, NOW + 1);
+    expect(d.rate).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 10_000, seenAt: NOW + 1 });
+    d = observe(d, {}, NOW, NOW + 2);
+    expect(d.rate).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 10_000, seenAt: NOW + 1 });
+    // What is written is what is read back.
+    expect(normalizeBudget(JSON.parse(JSON.stringify(d)), NOW).rate).toEqual(d.rate);
+  });
+
+  it("a 429's headers update the rate state like any answer's", () => {
+    let d: BudgetData = { sends: [], rate: { limit: 20, remaining: 5, seenAt: NOW } };
+    d = on429(d, NOW, 2000, NOW + 5, { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '0' });
+    expect(d.rate).toEqual({ limit: 30, remaining: 0, resetAt: undefined, seenAt: NOW + 5 });
+    d = on429(d, NOW, 2000, NOW + 6);
+    expect(d.rate?.seenAt).toBe(NOW + 5);
   });
 });
 
@@ -171,7 +183,7 @@ describe('the wait on a terminal', () => {
     const texts: string[] = [];
     const rl = new RateLimiter({
       state,
-      fingerprint: 'fp',
+      rates: new BudgetFile(state.path, 'fp', () => now),
       io,
       wait: true,
       maxWaitMs: 60_000,

@@ -80,6 +80,23 @@ describe('stringifyJson', () => {
     expect((parseJson(text) as { s: string }).s).toBe(s);
   });
 
+  it('writes plain data (through JSON.stringify) as it writes the same data beside an exact number (piece by piece)', () => {
+    const plain = { 'k\u202e': ['a\u0085b', { n: 1.5, z: 0, inf: Infinity, deep: [[], {}, null, true, '\u2028'] }], e: {} };
+    const proto: unknown = JSON.parse('{"__proto__": {"x": "\u2066"}, "y": [1, 2]}');
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { s: '\u007f' });
+    for (const indent of [0, 2, 11]) {
+      for (const v of [plain, proto, bare]) {
+        const fast = stringifyJson(v, indent);
+        const slow = stringifyJson([v, new JsonNumber('1')], indent);
+        const gap = ' '.repeat(Math.min(indent, 10));
+        expect(slow).toBe(gap ? `[\n${gap}${fast.replaceAll('\n', `\n${gap}`)},\n${gap}1\n]` : `[${fast},1]`);
+        expect(fast).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028]/);
+      }
+    }
+    expect(stringifyJson(plain)).toBe('{"k\\u202e":["a\\u0085b",{"n":1.5,"z":0,"inf":null,"deep":[[],{},null,true,"\\u2028"]}],"e":{}}');
+    expect(stringifyJson(proto)).toBe('{"__proto__":{"x":"\\u2066"},"y":[1,2]}');
+  });
+
   it('writes -0 and bigint exactly', () => {
     expect(stringifyJson([-0, 10n ** 20n])).toBe('[-0,100000000000000000000]');
   });
