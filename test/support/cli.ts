@@ -24,11 +24,16 @@ export interface RunOptions {
   cwd?: string;
 }
 
-/** A clean environment: nothing of the developer's HOSTCTL_* or colour settings leaks in. */
+/**
+ * A clean environment: nothing of the developer's HOSTCTL_* or colour settings leaks in.
+ * Nor NODE_EXTRA_CA_CERTS: every test talks to loopback only, and with it set each Node
+ * process the tests start reads and parses that CA file first (about 50 ms here, the
+ * cost of a whole `node -e 0`; docs/performance.md). A test that needs it passes it.
+ */
 export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('HOSTCTL_') || k === 'NO_COLOR' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'NODE_OPTIONS') continue;
+    if (k.startsWith('HOSTCTL_') || k === 'NO_COLOR' || k === 'FORCE_COLOR' || k.startsWith('VITEST') || k === 'NODE_OPTIONS' || k === 'NODE_EXTRA_CA_CERTS') continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {
