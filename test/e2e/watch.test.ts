@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { baseEnv, BIN, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
 
 let sandbox: Sandbox;
 let config: { path: string; cleanup(): void };
@@ -19,7 +19,7 @@ afterAll(async () => {
   config?.cleanup();
 });
 
-const env = () => ({ ...process.env, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
+const env = () => baseEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
 
 async function plant(objects: Record<string, unknown>[]): Promise<void> {
   const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
