@@ -74,6 +74,20 @@ function perLine(text: string, count: number): string[] {
   return parts;
 }
 
+/**
+ * A shell run that completed `count` lines, split per line: what it offered, its stderr,
+ * and the status printed last as `<<RC n>>`. The run itself must have exited 0.
+ */
+function perLineResults(r: { code: number; stdout: string; stderr: string }, count: number) {
+  expect(r.code, r.stderr).toBe(0);
+  const errs = perLine(r.stderr, count);
+  return perLine(r.stdout, count).map((out, i) => {
+    const all = out.split('\n').filter((l) => l !== '');
+    const status = Number(/^<<RC (\d+)>>$/.exec(all.pop() ?? '')?.[1] ?? -1);
+    return { raw: all, stderr: errs[i] ?? '', status };
+  });
+}
+
 /** The words bash puts in COMP_WORDS for a line: split on blanks, "=" a word of its own. */
 function bashWords(line: string): string[] {
   const out: string[] = [];
@@ -104,13 +118,7 @@ const bashBatch: Batch = async (lines) => {
     ),
   ].join('\n');
   const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: shellEnv(), timeoutMs: 180_000 });
-  expect(r.code, r.stderr).toBe(0);
-  const errs = perLine(r.stderr, lines.length);
-  return perLine(r.stdout, lines.length).map((out, i) => {
-    const all = out.split('\n').filter((l) => l !== '');
-    const status = Number(/^<<RC (\d+)>>$/.exec(all.pop() ?? '')?.[1] ?? -1);
-    return { raw: all, stderr: errs[i] ?? '', status };
-  });
+  return perLineResults(r, lines.length);
 };
 
 /** One fish, the script loaded once (from the file, or `hostctl completion fish | source`), `complete -C` for each line. */
@@ -128,13 +136,7 @@ function fishBatch(how: 'file' | 'pipe'): Batch {
       ),
     ].join('\n');
     const r = await runProcess('fish', ['--no-config', '-c', script, join(SCRIPTS, 'hostctl.fish')], { env: shellEnv(), timeoutMs: 180_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const errs = perLine(r.stderr, lines.length);
-    return perLine(r.stdout, lines.length).map((out, i) => {
-      const all = out.split('\n').filter((l) => l !== '');
-      const status = Number(/^<<RC (\d+)>>$/.exec(all.pop() ?? '')?.[1] ?? -1);
-      return { raw: all, stderr: errs[i] ?? '', status };
-    });
+    return perLineResults(r, lines.length);
   };
 }
 
