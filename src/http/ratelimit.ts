@@ -68,9 +68,8 @@ export interface RateState {
   seenAt: number;
 }
 
-/** Where a token's rate state is kept (budget.ts's BudgetFile); `update` runs under its lock. */
+/** Where a 429's wait records the window as spent (budget.ts's BudgetFile); `updateRate` runs under its lock. */
 export interface RateStore {
-  rate(): RateState | undefined;
   updateRate(fn: (prev: RateState | undefined) => RateState): void;
 }
 
