@@ -214,7 +214,7 @@ function loadProgram(dir = DIST, options = {}) {
   return { main, saveCache };
 }
 
-/** dist/complete.cjs: the completion engine, without the V8 flag (it runs no WebAssembly). */
+/** dist/complete.cjs: the completion engine, without the program's V8 flags (it runs no WebAssembly). */
 function loadCompletion(dir = DIST, options = {}) {
   const { exports, saveCache } = loadBundle('complete.cjs', dir, options);
   return { completeMain: exports.completeMain, saveCache };

@@ -1,8 +1,8 @@
 // The esbuild plugins that trim what hostctl's bundles load on every run
-// (docs/performance.md): a slim undici, built-ins loaded on first use, undici's WebAssembly as a
-// binary file, and built-ins handed to ES module dependencies without a copy. Used by
-// scripts/build.mjs, and by scripts/bench.mjs for the undici floor, which must load undici
-// exactly as hostctl does.
+// (docs/performance.md): a slim undici without the parts hostctl never reaches, built-ins
+// loaded on first use, undici's WebAssembly as a binary file, and built-ins handed to ES
+// module dependencies without a copy. Used by scripts/build.mjs, and by scripts/bench.mjs
+// for the undici floor, which must load undici exactly as hostctl does.
 import { constants as http2Constants } from 'node:http2';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -172,9 +172,10 @@ const UNDICI_PATCHES = [
 ];
 
 /**
- * The program bundle's substitutions for dependencies (see SLIM_UNDICI, LAZY_BUILTINS and
- * writeWasm, which writes into `outdir`), and the keyring through require(): the loader
- * runs the bundle as a script, which has require() but no import() of its own.
+ * The program bundle's substitutions for dependencies (see SLIM_UNDICI, UNDICI_PATCHES,
+ * LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
+ * require(): the loader runs the bundle as a script, which has require() but no import()
+ * of its own.
  */
 export function trimDependencies(outdir) {
   return {
