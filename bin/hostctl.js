@@ -9,27 +9,61 @@
 // All of it is CommonJS (bin/package.json): an ES module anywhere on the way makes Node
 // start its ES module loader, which costs about a fifth of a bare `node -e 0`.
 
-/* global require, module, __dirname */
+/* global require, module, __dirname, setImmediate, WebAssembly */
 /* eslint-disable @typescript-eslint/no-require-imports */
 'use strict';
 
-const { readFileSync, renameSync, rmSync, writeFileSync, writeSync } = require('node:fs');
+const { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const DIST = join(__dirname, '..', 'dist');
 
+/**
+ * One buffer for a bundle's text and then its code cache (about 320 and 510 KB for the
+ * program), rather than a new one for each: the first touch of each page of memory costs
+ * the process a page fault, and on some virtual machines, this project's among them, a
+ * page fault costs 10 µs or more (docs/performance.md). The text is copied out of it into
+ * a string before the cache is read in; the cache is used before anything else is read.
+ */
+let shared;
+function readShared(file, room = 0) {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (shared === undefined || shared.length < size) shared = Buffer.allocUnsafeSlow(Math.max(size, room));
+    let done = 0;
+    while (done < size) {
+      const n = readSync(fd, shared, done, size - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return shared.subarray(0, done);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The bundles on disk, where a run may save a fresh code cache. */
 const FILES = {
-  source: (file) => readFileSync(file, 'latin1'),
+  source: (file) => readShared(file, statSync(`${file}.cache`, { throwIfNoEntry: false })?.size).toString('latin1'),
+  bytes: (file) => readFileSync(file),
   cache: (file) => {
     try {
-      return readFileSync(`${file}.cache`);
+      return readShared(`${file}.cache`);
     } catch {
       return undefined; // no cache: compile from the source
     }
   },
   saves: true,
 };
+
+/**
+ * Node's own CommonJS wrapper, which the build writes around each bundle it makes for
+ * loadBundle (scripts/build.mjs), so that V8 compiles the file's text as read: wrapped
+ * here, the text would be copied whole into a second string (for the program about 370 KB
+ * of new heap on every run, which brings V8's first garbage collection that much sooner).
+ */
+const WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
 
 /**
  * Loads dist/<name> as Node loads a CommonJS module, but through vm.Script with V8's code
@@ -47,10 +81,12 @@ function loadBundle(name, dir, { train = false, as = dir, from = FILES, require:
   const { Script } = require('node:vm');
   const source = from.source(file);
   const cachedData = train ? undefined : from.cache(file);
-  // Node's own CommonJS wrapper; the line break keeps line 1 of the file at column 1.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+  // The build writes the wrapper into the file; one without it is wrapped here, a line
+  // above its own line 1.
+  const wrapped = source.startsWith(WRAPPER[0]);
+  const script = new Script(wrapped ? source : `${WRAPPER[0]}\n${source}${WRAPPER[1]}`, {
     filename: join(as, name),
-    lineOffset: -1,
+    lineOffset: wrapped ? 0 : -1,
     cachedData,
   });
   const saveCache = () => {
@@ -121,21 +157,64 @@ function enableChunkCache(dir, from) {
   if (typeof enableCompileCache === 'function') enableCompileCache(join(dir, '.compile-cache'));
 }
 
-/** dist/hostctl.cjs: the program. */
-function loadProgram(dir = DIST, options = {}) {
-  if (!options.local) for (const id of PROGRAM_BUILTINS) require(id);
-  if (options.crypto) require('node:crypto');
-  if (!options.train) enableChunkCache(dir, options.from ?? FILES);
-  // undici parses HTTP in WebAssembly. V8 optimises hot WebAssembly on background
-  // threads, and Node waits for those to finish before it exits: about 100 ms on two
-  // cores, after the output is printed. The baseline compiler is ample for HTTP headers.
-  // Set before compiling, as the build does, because V8 ties the cache to its flags.
-  require('node:v8').setFlagsFromString('--liftoff-only');
-  const { exports, saveCache } = loadBundle('hostctl.cjs', dir, options);
-  return { main: exports.main, saveCache };
+/**
+ * The V8 flags the program runs with, set before it is compiled: V8 ties a code cache to
+ * its flags, and the build trains the program's cache under these (it loads the program
+ * through loadProgram too).
+ * - --liftoff-only: undici parses HTTP in WebAssembly, and V8 optimises hot WebAssembly
+ *   on background threads, which Node waits for before it exits: about 100 ms on two
+ *   cores, after the output is printed. The baseline compiler is ample for HTTP headers.
+ * - --no-wasm-lazy-compilation: that parser compiled whole, rather than each function on
+ *   its first call, which on Node 20 cost about 9 ms of the main thread in the middle of
+ *   the first response; whole, it can be compiled ahead, off the main thread
+ *   (precompileParser).
+ * - --wasm-num-compilation-tasks=1: on one background thread, so that on a machine with
+ *   two cores the program keeps the other.
+ */
+const PROGRAM_FLAGS = '--liftoff-only --no-wasm-lazy-compilation --wasm-num-compilation-tasks=1';
+
+/**
+ * undici compiles its HTTP parser (llhttp, WebAssembly: dist/chunks/llhttp_simd-wasm.wasm,
+ * written there by scripts/trim.mjs) when its first connection opens, on the main thread.
+ * Started here, before the program is compiled, V8 compiles the same bytes on a background
+ * thread while the program loads and runs, and hands undici that module when it compiles
+ * them in turn (V8 keeps compiled modules by their bytes while they are alive: the promise
+ * keeps this one until exit). If it is not finished by then, undici compiles the parser
+ * itself, as it always did. undici takes the build without SIMD when UNDICI_NO_WASM_SIMD=1
+ * says so (and on ppc64 before Node 24.12, where the work here is simply spare).
+ */
+let _parser; // held, never read: V8 keeps a compiled module only while something refers to it
+function precompileParser(dir, from) {
+  const file = join(dir, 'chunks', process.env.UNDICI_NO_WASM_SIMD === '1' ? 'llhttp-wasm.wasm' : 'llhttp_simd-wasm.wasm');
+  let bytes;
+  try {
+    bytes = from.bytes(file);
+  } catch {
+    return false; // undici reads the file itself, and says what is wrong with it
+  }
+  _parser = WebAssembly.compile(bytes).catch(() => undefined);
+  return true;
 }
 
-/** dist/complete.cjs: the completion engine, without the V8 flag (it runs no WebAssembly). */
+/**
+ * dist/hostctl.cjs: the program. A command that sends requests (not `local`) starts
+ * compiling undici's parser first, and its main() waits one turn of the event loop before
+ * it runs: V8 starts a background compile from a task of the main thread, and without that
+ * turn it would start only once the first connection is made, too late to gain anything.
+ */
+function loadProgram(dir = DIST, options = {}) {
+  const from = options.from ?? FILES;
+  if (!options.local) for (const id of PROGRAM_BUILTINS) require(id);
+  if (options.crypto) require('node:crypto');
+  if (!options.train) enableChunkCache(dir, from);
+  require('node:v8').setFlagsFromString(PROGRAM_FLAGS);
+  const ahead = !options.local && !options.train && precompileParser(dir, from);
+  const { exports, saveCache } = loadBundle('hostctl.cjs', dir, options);
+  const main = ahead ? (argv) => new Promise(setImmediate).then(() => exports.main(argv)) : exports.main;
+  return { main, saveCache };
+}
+
+/** dist/complete.cjs: the completion engine, without the program's V8 flags (it runs no WebAssembly). */
 function loadCompletion(dir = DIST, options = {}) {
   const { exports, saveCache } = loadBundle('complete.cjs', dir, options);
   return { completeMain: exports.completeMain, saveCache };
@@ -158,9 +237,10 @@ function run(argv, dir = DIST, options = {}) {
     writeOut(`${require('../package.json').version}\n`);
     return;
   }
+  const completion = argv[0] === '__complete';
   let started;
   try {
-    started = argv[0] === '__complete' ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv), crypto: usesCrypto(argv, process.env) }).main(argv);
+    started = completion ? loadCompletion(dir, options).completeMain(argv.slice(1)) : loadProgram(dir, { ...options, local: isLocal(argv), crypto: usesCrypto(argv, process.env) }).main(argv);
   } catch (err) {
     started = Promise.reject(err);
   }
@@ -169,6 +249,11 @@ function run(argv, dir = DIST, options = {}) {
   started.then(
     (code) => {
       process.exitCode = code;
+      // The program is done once main() resolves: exit now rather than wait while Node
+      // tears the heap down (about 3 ms), unless something is still unwritten (a pipe is
+      // asynchronous on macOS). The completion engine writes straight to the file
+      // descriptor and never makes process.stdout, which reading it here would.
+      if (!completion && process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();
     },
     (err) => {
       process.stderr.write(`hostctl: this installation is incomplete (${err instanceof Error ? err.message : err}).\n`);
@@ -178,6 +263,6 @@ function run(argv, dir = DIST, options = {}) {
   );
 }
 
-module.exports = { loadBundle, loadProgram, loadCompletion, run };
+module.exports = { WRAPPER, loadBundle, loadProgram, loadCompletion, run };
 
 if (require.main === module) run(process.argv.slice(2));

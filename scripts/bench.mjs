@@ -43,6 +43,7 @@
 import { build } from 'esbuild';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -51,6 +52,8 @@ import { nodeDist } from './node-dist.mjs';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
+// Node's CommonJS wrapper, which the build writes around the program (bin/hostctl.js).
+const { WRAPPER } = createRequire(import.meta.url)('../bin/hostctl.js');
 // Both change with --node (main).
 let BIN = join(ROOT, 'bin', 'hostctl.js');
 let NODE = process.execPath;
@@ -184,6 +187,9 @@ async function buildUndiciFloor(dir) {
     charset: 'ascii',
     logLevel: 'warning',
     plugins: [builtinDefaults, trimDependencies(dir)],
+    // In Node's CommonJS wrapper, as scripts/build.mjs writes the program.
+    banner: { js: WRAPPER[0] },
+    footer: { js: WRAPPER[1] },
   });
   const runner = join(dir, 'run.cjs');
   writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname).main().then((code) => { process.exitCode = code; });\n`);

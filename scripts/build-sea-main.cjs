@@ -44,6 +44,12 @@ const ASSETS = {
     const key = `${assetKey(file)}.cache`;
     return KEYS.has(key) ? Buffer.from(sea.getRawAsset(key)) : undefined;
   },
+  // undici's WebAssembly parser, which the loader compiles ahead (precompileParser).
+  bytes: (file) => {
+    const key = assetKey(file);
+    if (!key || !KEYS.has(key)) throw notFound(file);
+    return sea.getRawAsset(key);
+  },
   // The executable cannot be rewritten, and its caches are made by its own Node.
   saves: false,
 };

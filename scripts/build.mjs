@@ -91,6 +91,13 @@ const cjsImportMeta = {
 };
 
 /**
+ * The bundles bin/hostctl.js loads (loadBundle) come inside Node's CommonJS wrapper, which
+ * it then need not add (WRAPPER there). `banner` is what goes first inside it.
+ */
+const { WRAPPER } = createRequire(import.meta.url)('../bin/hostctl.js');
+const wrapped = (banner = '') => ({ banner: { js: `${WRAPPER[0]}\n${banner}` }, footer: { js: WRAPPER[1] } });
+
+/**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
  * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
  * with ajv), tables (chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
@@ -168,7 +175,7 @@ async function buildProgram(define) {
     format: 'cjs',
     plugins: [builtinDefaults, trimDependencies(outdir), separate(files)],
     define: { ...define, ...cjsImportMeta.define },
-    banner: cjsImportMeta.banner,
+    ...wrapped(cjsImportMeta.banner.js),
   });
   const text = readFileSync(outfile, 'latin1');
   if (/[^\x00-\x7f]/.test(text)) throw new Error('dist/hostctl.cjs is not plain ASCII; bin/hostctl.js reads it as latin1.');
@@ -190,6 +197,7 @@ async function buildCompletion(define) {
     define,
     plugins: [builtinDefaults],
     metafile: true,
+    ...wrapped(),
   });
   const program = Object.keys(out.metafile.inputs).filter((f) => f === 'src/cli.ts' || f.includes('node_modules/commander/'));
   if (program.length > 0) throw new Error(`dist/complete.cjs bundles ${program.join(', ')}: the command tree was not baked in.`);

@@ -1,11 +1,10 @@
 // The esbuild plugins that trim what hostctl's bundles load on every run
-// (docs/performance.md): a slim undici, built-ins loaded on first use, undici's WebAssembly as a
-// binary file, and built-ins handed to ES module dependencies without a copy. Used by
-// scripts/build.mjs, and by scripts/bench.mjs for the undici floor, which must load undici
-// exactly as hostctl does.
-import { createHash } from 'node:crypto';
+// (docs/performance.md): a slim undici without the parts hostctl never reaches, built-ins
+// loaded on first use, undici's WebAssembly as a binary file, and built-ins handed to ES
+// module dependencies without a copy. Used by scripts/build.mjs, and by scripts/bench.mjs
+// for the undici floor, which must load undici exactly as hostctl does.
 import { constants as http2Constants } from 'node:http2';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,18 +15,36 @@ const undiciDir = fileURLToPath(new URL('../node_modules/undici', import.meta.ur
  * undici as hostctl uses it: Agent, EnvHttpProxyAgent and request(), without fetch,
  * WebSocket, the cache, cookies and mocks, which its index loads eagerly (and with them
  * Node's own copy of undici, through globalThis.Headers). request() is undici's own
- * makeDispatcher(api.request), as in its index.js.
+ * makeDispatcher(api.request), as in its index.js. What only a proxy uses
+ * (EnvHttpProxyAgent, with ProxyAgent, SOCKS and a pool; the dispatchers' connect(), which
+ * opens the tunnel) and the dispatcher methods hostctl never calls (stream, pipeline,
+ * upgrade) load when first read, not on every run.
  */
 const SLIM_UNDICI = `'use strict'
 const Dispatcher = require('./lib/dispatcher/dispatcher')
 const Agent = require('./lib/dispatcher/agent')
-const EnvHttpProxyAgent = require('./lib/dispatcher/env-http-proxy-agent')
 const util = require('./lib/core/util')
 const { InvalidArgumentError } = require('./lib/core/errors')
-const api = require('./lib/api')
 const { getGlobalDispatcher } = require('./lib/global')
 
-Object.assign(Dispatcher.prototype, api)
+// lib/api/index.js's methods, as its index assigns them to every dispatcher, each required
+// when first read; after that a plain property, as Object.assign would have made it.
+const API = {
+  request: () => require('./lib/api/api-request'),
+  stream: () => require('./lib/api/api-stream'),
+  pipeline: () => require('./lib/api/api-pipeline'),
+  upgrade: () => require('./lib/api/api-upgrade'),
+  connect: () => require('./lib/api/api-connect')
+}
+for (const [name, load] of Object.entries(API)) {
+  const define = (target, value) => Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true })
+  Object.defineProperty(Dispatcher.prototype, name, {
+    enumerable: true,
+    configurable: true,
+    get () { return define(Dispatcher.prototype, load())[name] },
+    set (value) { define(this, value) }
+  })
+}
 
 function makeDispatcher (fn) {
   return (url, opts, handler) => {
@@ -71,9 +88,9 @@ function makeDispatcher (fn) {
 
 module.exports.Dispatcher = Dispatcher
 module.exports.Agent = Agent
-module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent
+Object.defineProperty(module.exports, 'EnvHttpProxyAgent', { enumerable: true, get: () => require('./lib/dispatcher/env-http-proxy-agent') })
 module.exports.errors = require('./lib/core/errors')
-module.exports.request = makeDispatcher(api.request)
+module.exports.request = makeDispatcher(Dispatcher.prototype.request)
 `;
 
 /**
@@ -119,27 +136,59 @@ function lazyOwnBuiltin(name, functions) {
 /**
  * undici's HTTP parser is WebAssembly, shipped as base64 in JavaScript (two builds, one
  * with SIMD): 145 KB of text that every command would read and V8 would keep in the code
- * cache. It goes to chunks/ beside the bundle (dist/chunks/) as binary, read when the
- * first connection is made.
+ * cache. It goes to chunks/ beside the bundle (dist/chunks/llhttp_simd-wasm.wasm and
+ * llhttp-wasm.wasm) as binary, read when the first connection is made. bin/hostctl.js
+ * compiles the same file ahead, by that name (precompileParser).
  */
 function writeWasm(path, outdir) {
   const bytes = createRequire(import.meta.url)(path);
-  const name = `${basename(path, '.js')}-${createHash('sha256').update(bytes).digest('hex').slice(0, 8)}.wasm`;
+  const name = `${basename(path, '.js')}.wasm`;
   mkdirSync(join(outdir, 'chunks'), { recursive: true });
   writeFileSync(join(outdir, 'chunks', name), bytes);
   return `module.exports = require('node:fs').readFileSync(__dirname + ${JSON.stringify(`/chunks/${name}`)})`;
 }
 
 /**
- * The program bundle's substitutions for dependencies (see SLIM_UNDICI, LAZY_BUILTINS and
- * writeWasm, which writes into `outdir`), and the keyring through require(): the loader
- * runs the bundle as a script, which has require() but no import() of its own.
+ * Parts of undici that hostctl never reaches, cut from the program (about 60 KB of the
+ * text every run reads): the HTTP/2 client (client-h2.js, and with it node:http2's
+ * constants), used only when a connection negotiates HTTP/2, which undici offers only with
+ * `allowH2`, which hostctl never sets; and the fetch body machinery (web/fetch/body.js:
+ * WebIDL, FormData and its parser, data: URLs), used only to send a FormData body, where
+ * hostctl sends text or bytes. Each stand-in fails loudly if it is ever reached. Each
+ * change must find its text, or the build fails: a new undici is looked at, not silently
+ * left whole.
+ */
+const UNDICI_PATCHES = [
+  {
+    file: /[/\\]undici[/\\]lib[/\\]dispatcher[/\\]client\.js$/,
+    from: "const connectH2 = require('./client-h2.js')",
+    to: "const connectH2 = () => { throw new Error('hostctl is built without HTTP/2 (scripts/trim.mjs)') }",
+  },
+  {
+    file: /[/\\]undici[/\\]lib[/\\]dispatcher[/\\]client-h1\.js$/,
+    from: "extractBody = require('../web/fetch/body.js').extractBody",
+    to: "extractBody = () => { throw new Error('hostctl is built without FormData bodies (scripts/trim.mjs)') }",
+  },
+];
+
+/**
+ * The program bundle's substitutions for dependencies (see SLIM_UNDICI, UNDICI_PATCHES,
+ * LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
+ * require(): the loader runs the bundle as a script, which has require() but no import()
+ * of its own.
  */
 export function trimDependencies(outdir) {
   return {
     name: 'trim-dependencies',
     setup(b) {
       b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path, outdir), loader: 'js' }));
+      for (const { file, from, to } of UNDICI_PATCHES) {
+        b.onLoad({ filter: file }, (args) => {
+          const text = readFileSync(args.path, 'utf8');
+          if (!text.includes(from)) throw new Error(`${args.path} no longer contains "${from}": check scripts/trim.mjs against this undici.`);
+          return { contents: text.replace(from, to), loader: 'js' };
+        });
+      }
       b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'hostctl-trimmed' }));
       b.onResolve({ filter: /^@napi-rs\/keyring$/ }, (args) =>
         args.namespace === 'hostctl-trimmed' ? { path: args.path, external: true } : { path: args.path, namespace: 'hostctl-trimmed' },
