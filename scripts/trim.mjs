@@ -172,8 +172,29 @@ const UNDICI_PATCHES = [
 ];
 
 /**
+ * undici's client reads two tables from llhttp's constants (ERROR and TYPE); the module
+ * holds the tables llhttp's parser was generated from too (methods, statuses, character
+ * classes), which building took about a millisecond and 100 KB of new heap on every run.
+ * The stand-in holds the two tables, copied from the module at build time; the build fails
+ * if another file requires it, or the client reads anything else from it.
+ */
+const LLHTTP_CONSTANTS = /[/\\]undici[/\\]lib[/\\]llhttp[/\\]constants\.js$/;
+const LLHTTP_TABLES = ['ERROR', 'TYPE'];
+
+function llhttpConstants(path) {
+  const client = readFileSync(join(undiciDir, 'lib', 'dispatcher', 'client-h1.js'), 'utf8');
+  const uses = client.replaceAll("require('../llhttp/constants.js')", '');
+  const read = new Set([...uses.matchAll(/\bconstants\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
+  const other = [...read].filter((name) => !LLHTTP_TABLES.includes(name));
+  if (other.length > 0) throw new Error(`undici's client-h1.js reads ${other.join(', ')} from llhttp's constants: check scripts/trim.mjs against this undici.`);
+  const real = createRequire(import.meta.url)(path);
+  const tables = Object.fromEntries(LLHTTP_TABLES.map((name) => [name, real[name]]));
+  return `'use strict'\nmodule.exports = ${JSON.stringify(tables)}\n`;
+}
+
+/**
  * The program bundle's substitutions for dependencies (see SLIM_UNDICI, UNDICI_PATCHES,
- * LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
+ * LLHTTP_CONSTANTS, LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
  * require(): the loader runs the bundle as a script, which has require() but no import()
  * of its own.
  */
@@ -182,6 +203,13 @@ export function trimDependencies(outdir) {
     name: 'trim-dependencies',
     setup(b) {
       b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path, outdir), loader: 'js' }));
+      b.onResolve({ filter: /[/\\]llhttp[/\\]constants(\.js)?$/ }, (args) => {
+        if (!/[/\\]undici[/\\]lib[/\\]dispatcher[/\\]client-h1\.js$/.test(args.importer)) {
+          throw new Error(`${args.importer} requires llhttp's constants, which scripts/trim.mjs cuts down to what client-h1.js reads.`);
+        }
+        return undefined;
+      });
+      b.onLoad({ filter: LLHTTP_CONSTANTS }, (args) => ({ contents: llhttpConstants(args.path), loader: 'js' }));
       for (const { file, from, to } of UNDICI_PATCHES) {
         b.onLoad({ filter: file }, (args) => {
           const text = readFileSync(args.path, 'utf8');
