@@ -172,8 +172,48 @@ const UNDICI_PATCHES = [
 ];
 
 /**
+ * Modules of undici that build something on every run which hostctl's one or two requests
+ * do not need, replaced by a stand-in that answers their one user the same way:
+ * - llhttp's constants: the client reads two tables (ERROR, TYPE); the module builds the
+ *   tables llhttp's parser was generated from too (methods, statuses, character
+ *   classes): about a millisecond and 100 KB of new heap. The stand-in holds the two
+ *   tables, copied from the module at build time.
+ * - the header-name tree: a search tree of about a hundred well-known header names, built
+ *   at load so that a server's many requests turn header names into shared lower-case
+ *   strings; its lookup answers null for any other name, and the caller then lower-cases
+ *   the name itself, which gives the same text. The stand-in answers null.
+ * The build fails if another file requires one of them, or its user reads anything else
+ * from it (`reads`: the properties used through `binding`).
+ */
+const UNDICI_STANDINS = [
+  {
+    module: 'llhttp/constants.js',
+    user: 'dispatcher/client-h1.js',
+    binding: 'constants',
+    reads: ['ERROR', 'TYPE'],
+    contents: (real) => `module.exports = ${JSON.stringify({ ERROR: real.ERROR, TYPE: real.TYPE })}`,
+  },
+  {
+    module: 'core/tree.js',
+    user: 'core/util.js',
+    binding: 'tree',
+    reads: ['lookup'],
+    contents: () => 'module.exports = { tree: { lookup: () => null } }',
+  },
+];
+
+function standIn({ module, user, binding, reads, contents }, real) {
+  // Without its string literals: require('../llhttp/constants.js') is not a read.
+  const text = readFileSync(join(undiciDir, 'lib', user), 'utf8').replace(/'[^'\n]*'/g, "''");
+  const used = new Set([...text.matchAll(new RegExp(`\\b${binding}\\.([A-Za-z_$][\\w$]*)`, 'g'))].map((m) => m[1]));
+  const other = [...used].filter((name) => !reads.includes(name));
+  if (other.length > 0) throw new Error(`undici's ${user} reads ${other.join(', ')} from ${module}: check scripts/trim.mjs against this undici.`);
+  return `'use strict'\n${contents(real)}\n`;
+}
+
+/**
  * The program bundle's substitutions for dependencies (see SLIM_UNDICI, UNDICI_PATCHES,
- * LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
+ * UNDICI_STANDINS, LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
  * require(): the loader runs the bundle as a script, which has require() but no import()
  * of its own.
  */
@@ -182,6 +222,20 @@ export function trimDependencies(outdir) {
     name: 'trim-dependencies',
     setup(b) {
       b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path, outdir), loader: 'js' }));
+      for (const x of UNDICI_STANDINS) {
+        const path = join(undiciDir, 'lib', x.module);
+        const name = basename(x.module, '.js');
+        b.onResolve({ filter: new RegExp(`[/\\\\]${name}(\\.js)?$`) }, (args) => {
+          const target = join(args.resolveDir, args.path);
+          if (target !== path && `${target}.js` !== path) return undefined;
+          if (args.importer !== join(undiciDir, 'lib', x.user)) throw new Error(`${args.importer} requires undici's ${x.module}, which scripts/trim.mjs replaces for ${x.user} alone.`);
+          return undefined;
+        });
+        b.onLoad({ filter: new RegExp(`[/\\\\]undici[/\\\\]lib[/\\\\]${x.module.replace(/[/.]/g, (c) => (c === '/' ? '[/\\\\]' : '\\.'))}$`) }, (args) => ({
+          contents: standIn(x, createRequire(import.meta.url)(args.path)),
+          loader: 'js',
+        }));
+      }
       for (const { file, from, to } of UNDICI_PATCHES) {
         b.onLoad({ filter: file }, (args) => {
           const text = readFileSync(args.path, 'utf8');
