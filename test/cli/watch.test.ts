@@ -25,10 +25,7 @@ afterAll(async () => {
 
 const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
 
-async function plant(objects: Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
-  expect(res.ok).toBe(true);
-}
+const plant = (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects);
 
 /**
  * Runs a watch on the sandbox's clock for as many rounds as `between` has steps: after

@@ -21,10 +21,7 @@ afterAll(async () => {
 
 const env = () => baseEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
 
-async function plant(objects: Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
-  expect(res.ok).toBe(true);
-}
+const plant = (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects);
 
 /** Runs hostctl, calling `onLine` for each stdout line; resolves with the exit code after `stop()`. */
 function watch(args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) {

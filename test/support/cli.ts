@@ -222,5 +222,10 @@ export function sandboxAdmin(sandbox: { origin: string }) {
     async clearRequests(): Promise<void> {
       await admin('/requests', { method: 'DELETE' });
     },
+    /** Adds or replaces objects of `resource` (by publicId), as the platform would change them. */
+    async plant(resource: string, objects: Record<string, unknown>[]): Promise<void> {
+      const res = await admin(`/objects/${resource}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
+      if (!res.ok) throw new Error(`planting ${resource} failed: ${res.status} ${await res.text()}`);
+    },
   };
 }
