@@ -399,8 +399,8 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(same.code, same.stderr).toBe(0);
   });
 
-  it('hostctl -q sandbox does not silently do nothing', async () => {
-    const r = await hostctl(['-q', 'sandbox']);
+  it('a global option that means nothing to the sandbox, before it: a clean usage error', async () => {
+    const r = await hostctl(['--json', 'sandbox']);
     expectCleanFailure(r, 2, TOKEN);
   });
 
