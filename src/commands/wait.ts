@@ -147,7 +147,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   } finally {
     spinner.stop();
   }
-  ctx.state().rememberIds(ctx.profileName(), resource.name, ids);
+  ctx.state().rememberIds(ctx.baseUrl(), resource.name, ids);
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
   for (const id of ids) printer.add([result.found.get(id)]);
   await printer.end(ids.length === 1 ? 'single' : 'list');

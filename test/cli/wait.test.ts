@@ -78,6 +78,23 @@ describe('wait', () => {
     expect(r.stderr).toMatch(/^hostctl: The deadline passed before 1 of 1 object met status=running: ap-waitslow001 \(status=deploying\)\./);
   });
 
+  it('remembers the IDs it waited for where completion looks: the next Tab offers them', async () => {
+    await plant([{ publicId: 'ap-waitseen001', name: 'seen', status: 'running' }]);
+    const own = tmpDir('hostctl-wait-ids-');
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: own.path };
+      const before = await runCli(['__complete', 'apps', 'get', ''], { env });
+      expect(before.stdout).not.toContain('ap-waitseen001');
+      const r = await runCli(['apps', 'wait', 'ap-waitseen001', '--for', 'status=running', '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      const after = await runCli(['__complete', 'apps', 'get', ''], { env });
+      expect(after.code).toBe(0);
+      expect(after.stdout.split('\n').map((l) => l.split('\t')[0])).toContain('ap-waitseen001');
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it('!= and dotted fields; several --for must all hold', { timeout: 60_000 }, async () => {
     await plant([{ publicId: 'ap-waitnest001', name: 'nest', status: 'running', build: { phase: 'done' } }]);
     const r = await hostctl(['apps', 'wait', 'ap-waitnest001', '--for', 'status!=deploying', '--for', 'build.phase=done', '--json']);
