@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { BIN, ROOT, runProcess, tmpDir } from '../support/cli.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { underCI } from '../support/ci.js';
 
 interface Snippet {
   /** 1-based line of the opening fence. */
@@ -56,7 +57,7 @@ const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]
 async function follow(file: string, env: Record<string, string> = {}, prepare?: (cwd: string) => void) {
   const all = snippets(readFileSync(join(ROOT, file), 'utf8'));
   const missing = (s: Snippet) => s.needs.filter((p) => !has(p));
-  const runnable = all.filter((s) => s.notRun === undefined && (missing(s).length === 0 || process.env.CI === 'true'));
+  const runnable = all.filter((s) => s.notRun === undefined && (missing(s).length === 0 || underCI()));
   for (const s of all.filter((s) => s.notRun === undefined && !runnable.includes(s))) {
     console.warn(`${file}:${s.line}: snippet skipped, ${missing(s).join(', ')} not installed`);
   }
@@ -160,7 +161,7 @@ describe('the user guides whose snippets change the machine', () => {
   });
 
   it('a Secret Service without a default keyring: login says so, and how to make one, not that there is no Secret Service', async () => {
-    if (!has('dbus-run-session') && process.env.CI !== 'true') return;
+    if (!has('dbus-run-session') && !underCI()) return;
     const dir = tmpDir();
     try {
       // What the old recipe did with KEYRING_PASSWORD unset: gnome-keyring runs, but makes no keyring.
@@ -184,7 +185,7 @@ describe('the user guides whose snippets change the machine', () => {
   it('docs/authentication.md: with the password unset, the recipe stops before it logs in, and says why', async () => {
     const recipe = snippets(readFileSync(join(ROOT, 'docs', 'authentication.md'), 'utf8')).find((s) => s.code.includes('dbus-run-session'));
     expect(recipe).toBeDefined();
-    if (!has('dbus-run-session') && process.env.CI !== 'true') return;
+    if (!has('dbus-run-session') && !underCI()) return;
     const code = (recipe?.code ?? '').replace(/^export KEYRING_PASSWORD=.*\n/m, '');
     const dir = tmpDir();
     try {
