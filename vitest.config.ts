@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { underCI } from './test/support/ci.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -26,6 +27,6 @@ export default defineConfig({
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
     // Under CI=true a skipped test fails the run (.ci/no-skips-reporter.mjs).
-    reporters: process.env.CI === 'true' ? ['default', './.ci/no-skips-reporter.mjs'] : ['default'],
+    reporters: underCI() ? ['default', './.ci/no-skips-reporter.mjs'] : ['default'],
   },
 });

@@ -20,7 +20,7 @@ import { rateLimitCommand } from './commands/rate-limit.js';
 import { cacheCommand } from './commands/cache.js';
 import { configCommand } from './commands/config.js';
 import { completionCommand } from './commands/completion.js';
-import { sandboxCommand } from './commands/sandbox.js';
+import { sandboxArgv, sandboxCommand } from './commands/sandbox.js';
 import { versionCommand } from './commands/version.js';
 import { helpCommand } from './commands/help.js';
 
@@ -129,9 +129,10 @@ export async function main(argv: string[], rt: Runtime = processRuntime()): Prom
   }
   try {
     // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
-    if (argv[0] === 'sandbox') {
+    const forSandbox = argv.includes('sandbox') ? sandboxArgv(argv) : undefined;
+    if (forSandbox !== undefined) {
       const { sandboxMain } = await import('./sandbox/main.js');
-      return await sandboxMain(argv.slice(1), rt);
+      return await sandboxMain(forSandbox, rt);
     }
     const program = buildProgram(rt, argv);
     await program.parseAsync(argv, { from: 'user' });

@@ -4,9 +4,10 @@
 import { addSecret, IO } from './io.js';
 import { MAX_TIMER_MS, processRuntime, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
-import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
+import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { parseBaseUrl } from './config/url.js';
+import { resolveBaseUrl, resolveProfileName, type BaseUrlSource, type ProfileInputs } from './config/resolve.js';
 import { oneLine } from './output/sanitize.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
 import { StateStore } from './config/state.js';
@@ -48,12 +49,14 @@ export class Context {
     return this.config();
   }
 
+  /** What the profile and the base URL are resolved from (src/config/resolve.ts). */
+  private inputs(): ProfileInputs {
+    return { profile: this.opts.profile, baseUrl: this.opts.baseUrl, env: this.env, config: () => this.config() };
+  }
+
   /** The profile of this run; a name that could not be a profile is a usage error. */
   profileName(): string {
-    if (this.opts.profile !== undefined) return checkProfileName(this.opts.profile);
-    if (this.env.HOSTCTL_PROFILE) return checkProfileName(this.env.HOSTCTL_PROFILE);
-    // Only read the config when neither flag nor environment names the profile.
-    return this.config().defaultProfile ?? 'default';
+    return resolveProfileName(this.inputs());
   }
 
   profile(): ProfileConfig | undefined {
@@ -61,12 +64,8 @@ export class Context {
   }
 
   /** The base URL and where it came from; undefined when none is set anywhere. */
-  baseUrlSource(): { url: string; origin: string } | undefined {
-    if (this.opts.baseUrl) return { url: this.opts.baseUrl, origin: '--base-url' };
-    if (this.env.HOSTCTL_BASE_URL) return { url: this.env.HOSTCTL_BASE_URL, origin: 'HOSTCTL_BASE_URL' };
-    const fromProfile = this.profile()?.baseUrl;
-    if (fromProfile) return { url: fromProfile, origin: `profile "${this.profileName()}"` };
-    return undefined;
+  baseUrlSource(): BaseUrlSource | undefined {
+    return resolveBaseUrl(this.inputs());
   }
 
   baseUrl(): URL {

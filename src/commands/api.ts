@@ -211,11 +211,12 @@ function canonicalHeaderName(name: string): string {
 }
 
 /**
- * A path (`/apps`, also `apps/ap-1`) and a URL (`https://…`) have a slash; a word without
- * one is an operation's name from the reference.
+ * A path (`/apps`, also `apps/ap-1`) and a URL (`https://…`) have a slash; so does a path
+ * spelt to hide one (`..`, `..%2fx`, `..\\x`), which no operation's name looks like. Any
+ * other word is an operation's name from the reference.
  */
 function isOperationName(arg: string): boolean {
-  return !arg.includes('/');
+  return !/[/\\%]|^\s*\./.test(arg);
 }
 
 /**
@@ -299,9 +300,10 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
   const inQuery = method === 'GET' || method === 'HEAD' || o.input !== undefined;
   const paths = inQuery ? undefined : args.map(parseKeyPath);
 
+  // Another origin, or a path that climbs out of the base URL's, is refused here: before
+  // the token is looked up, any file or stdin is read, or a request is sent.
+  if (!named) (await import('../http/origin.js')).resolveUrl(ctx.baseUrl(), path);
   const http = await ctx.http();
-  // Another origin is refused here, before any file or stdin is read and before a request.
-  if (!named) http.resolveUrl(path);
 
   const readValue = async (a: FieldArg): Promise<FieldValue> => {
     if (a.text === undefined) return EMPTY_ARRAY;

@@ -17,7 +17,7 @@ import type { Argument, CommandUnknownOpts as Command, Option } from '@commander
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
 import { StateStore } from '../config/state.js';
-import { baseUrlKey } from '../config/url.js';
+import { resolveBaseUrl, type ProfileInputs } from '../config/resolve.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 import { HELP_TOPICS } from '../help/names.js';
@@ -403,9 +403,9 @@ class Sources {
     return (this.config ??= readConfig(this.env));
   }
 
-  /** The same order as Context.profileName(): flag, environment, config, 'default'. */
-  profileName(): string {
-    return this.values.get('--profile') || this.env.HOSTCTL_PROFILE || this.readConfig().defaultProfile || 'default';
+  /** What Context resolves the profile and the base URL from, read off the line being completed. */
+  private inputs(): ProfileInputs {
+    return { profile: this.values.get('--profile'), baseUrl: this.values.get('--base-url'), env: this.env, config: () => this.readConfig() };
   }
 
   profiles(): Candidate[] {
@@ -422,20 +422,27 @@ class Sources {
     return (this.store ??= new StateStore(stateFile(this.env)));
   }
 
-  /** The key of the ID cache: the base URL, as Context.baseUrl() finds it. */
-  private baseKey(): string | undefined {
-    const raw = this.rawBaseUrl();
-    return raw ? baseUrlKey(raw) : undefined;
+  /**
+   * The base URL in effect, as Context.baseUrl() finds it (src/config/resolve.ts). Where
+   * the command would stop at a usage error (`--profile ''`), Tab offers nothing: it never throws.
+   */
+  private rawBaseUrl(): string | undefined {
+    try {
+      return resolveBaseUrl(this.inputs())?.url;
+    } catch {
+      return undefined;
+    }
   }
 
-  /** The base URL in effect, as Context.baseUrl() finds it: flag, environment, profile. */
-  private rawBaseUrl(): string | undefined {
-    return this.values.get('--base-url') || this.env.HOSTCTL_BASE_URL || this.readConfig().profiles[this.profileName()]?.baseUrl;
+  /** The base URL in effect as a URL, which the ID cache is keyed by; undefined where there is none. */
+  private baseUrl(): URL | undefined {
+    const raw = this.rawBaseUrl();
+    return raw !== undefined && URL.canParse(raw) ? new URL(raw) : undefined;
   }
 
   /** IDs seen on this base URL, with the names seen beside them as descriptions (zsh, fish). */
   ids(resource: string): Candidate[] {
-    const base = this.baseKey();
+    const base = this.baseUrl();
     if (base === undefined) return [];
     const names = this.state().knownNames(base);
     return this.state()
@@ -445,7 +452,7 @@ class Sources {
   }
 
   fields(resource: string): string[] {
-    const base = this.baseKey();
+    const base = this.baseUrl();
     return base === undefined ? [] : this.state().knownFields(base, resource).filter((f) => PLAIN_FIELD.test(f));
   }
 

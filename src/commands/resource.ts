@@ -10,7 +10,6 @@ import { batchIds, checkIds, fetchByIds, idHint, idsArgument } from './by-id.js'
 import { waitCommand } from './wait.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { MAX_IDS, MAX_NAMES } from '../config/state.js';
-import { baseUrlKey } from '../config/url.js';
 import { completes } from '../help/hints.js';
 import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
@@ -161,8 +160,7 @@ class Seen {
   }
 
   save(): void {
-    const base = cacheKey(this.ctx);
-    if (base === undefined) return;
+    const base = this.ctx.baseUrl();
     const state = this.ctx.state();
     for (const [resource, ids] of this.ids) state.rememberIds(base, resource, ids);
     for (const [resource, fields] of this.fields) if (fields.size > 0) state.rememberFields(base, resource, [...fields]);
@@ -170,14 +168,9 @@ class Seen {
   }
 }
 
-function cacheKey(ctx: Context): string | undefined {
-  return baseUrlKey(ctx.baseUrl().href);
-}
-
 /** Names seen before on this base URL, for references shown as "name (ID)". */
 function nameLookup(ctx: Context): (id: string) => string | undefined {
-  const base = cacheKey(ctx);
-  const names = base === undefined ? {} : ctx.state().knownNames(base);
+  const names = ctx.state().knownNames(ctx.baseUrl());
   return (id) => (Object.hasOwn(names, id) ? names[id] : undefined);
 }
 

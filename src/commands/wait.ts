@@ -94,8 +94,9 @@ export interface PollResult {
 
 /**
  * Polls until every ID meets every condition. Throws NotFoundError when an ID is not
- * there (waiting for it would be in vain), DeadlineError when the next round would start
- * after the deadline.
+ * there (waiting for it would be in vain), DeadlineError after a round at (or, when the
+ * shared budget holds the request, just after) the deadline: a round that would come after
+ * it comes at it instead, because a deadline is a promise to keep looking until then.
  */
 export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number }, deps: PollDeps): Promise<PollResult> {
   const end = deps.now() + o.deadlineMs;
@@ -105,14 +106,15 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
     if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".');
     const pending = ids.filter((id) => !conditions.every((c) => meets(found.get(id), c)));
     if (pending.length === 0) return { found, rounds };
-    const next = Math.max(o.intervalMs, deps.budgetInterval());
-    if (deps.now() + next > end) {
+    const left = end - deps.now();
+    if (left <= 0) {
       const shown = pending.slice(0, 3).map((id) => `${id} (${conditions.map((c) => `${c.field}=${valueText(fieldValue(found.get(id), c.field)) ?? '(absent)'}`).join(', ')})`);
       throw new DeadlineError(
         `The deadline passed before ${pending.length} of ${ids.length} ${ids.length === 1 ? 'object' : 'objects'} met ${conditions.map(describe).join(' and ')}: ${shown.join('; ')}${pending.length > 3 ? '; …' : ''}.`,
         'Raise --deadline to wait longer.',
       );
     }
+    const next = Math.min(Math.max(o.intervalMs, deps.budgetInterval()), left);
     deps.onRound?.({ matched: ids.length - pending.length, total: ids.length, nextInMs: next });
     await deps.sleep(next);
   }
@@ -145,7 +147,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   } finally {
     spinner.stop();
   }
-  ctx.state().rememberIds(ctx.profileName(), resource.name, ids);
+  ctx.state().rememberIds(ctx.baseUrl(), resource.name, ids);
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
   for (const id of ids) printer.add([result.found.get(id)]);
   await printer.end(ids.length === 1 ? 'single' : 'list');

@@ -8,6 +8,7 @@ import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
 import { finiteNumber, isRecord, stringList } from '../json/narrow.js';
+import { baseUrlKey } from './url.js';
 
 export interface RejectedMark {
   at: number;
@@ -154,14 +155,23 @@ export class StateStore {
     return (this.fallbackMarks = all);
   }
 
-  knownIds(base: string, resource: string): string[] {
-    return this.load().ids[base]?.[resource] ?? [];
+  // Every reader and writer of what is remembered per base URL (IDs, names, fields) goes
+  // through key(): it takes the base URL itself, so that no caller can file things under
+  // another name (a profile's) where the others do not look.
+  private key(baseUrl: URL): string | undefined {
+    return baseUrlKey(baseUrl);
   }
 
-  rememberIds(base: string, resource: string, ids: readonly string[]): void {
-    if (ids.length === 0) return;
+  knownIds(baseUrl: URL, resource: string): string[] {
+    const base = this.key(baseUrl);
+    return base === undefined ? [] : (this.load().ids[base]?.[resource] ?? []);
+  }
+
+  rememberIds(baseUrl: URL, resource: string, ids: readonly string[]): void {
+    const base = this.key(baseUrl);
+    if (base === undefined || ids.length === 0) return;
     // Already the newest, in this order (a repeated list): nothing to save.
-    const known = this.knownIds(base, resource);
+    const known = this.knownIds(baseUrl, resource);
     if (new Set(ids).size === ids.length && ids.every((id, i) => known[i] === id)) return;
     this.change((d) => {
       const byResource = (d.ids[base] ??= {});
@@ -171,16 +181,20 @@ export class StateStore {
   }
 
   /** The names seen for public IDs on this base URL. */
-  knownNames(base: string): Readonly<Record<string, string>> {
-    return this.load().names[base] ?? {};
+  knownNames(baseUrl: URL): Readonly<Record<string, string>> {
+    const base = this.key(baseUrl);
+    return base === undefined ? {} : (this.load().names[base] ?? {});
   }
 
-  knownFields(base: string, resource: string): string[] {
-    return this.load().fields[base]?.[resource] ?? [];
+  knownFields(baseUrl: URL, resource: string): string[] {
+    const base = this.key(baseUrl);
+    return base === undefined ? [] : (this.load().fields[base]?.[resource] ?? []);
   }
 
-  rememberFields(base: string, resource: string, fields: readonly string[]): void {
-    const known = new Set(this.knownFields(base, resource));
+  rememberFields(baseUrl: URL, resource: string, fields: readonly string[]): void {
+    const base = this.key(baseUrl);
+    if (base === undefined) return;
+    const known = new Set(this.knownFields(baseUrl, resource));
     if (fields.every((f) => known.has(f))) return;
     this.change((d) => {
       const byResource = (d.fields[base] ??= {});
@@ -188,8 +202,10 @@ export class StateStore {
     });
   }
 
-  rememberNames(base: string, names: ReadonlyMap<string, string>): void {
-    const known = this.knownNames(base);
+  rememberNames(baseUrl: URL, names: ReadonlyMap<string, string>): void {
+    const base = this.key(baseUrl);
+    if (base === undefined) return;
+    const known = this.knownNames(baseUrl);
     if ([...names].every(([id, name]) => known[id] === name)) return;
     this.change((d) => {
       // Newest last, so that the oldest go first when the map is full.

@@ -158,7 +158,8 @@ Start it in the background of this shell, with its log in a file:
 Or run "hostctl sandbox" in one terminal and paste the export line it prints into another.
 
 Flags: --port N, --rate-limit N, --window SECONDS, --page-size N, --seed N, --state FILE
-and more: hostctl sandbox --help. Tokens are made and revoked with loopback-only admin
+and more: hostctl sandbox --help. -q (only warnings and errors on stderr), -v and
+--no-color also work before the word: hostctl -q sandbox. Tokens are made and revoked with loopback-only admin
 endpoints (POST /_sandbox/tokens, DELETE /_sandbox/tokens/NAME). Where the platform
 document is silent, the sandbox's choices are listed in docs/sandbox.md.
 `,

@@ -5,12 +5,6 @@
 
 import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
 
-/** Replaces every occurrence of the token with `****` + its last four. */
-export function scrub(text: string, token: string | undefined): string {
-  if (!token) return text;
-  return text.split(token).join(`****${token.slice(-4)}`);
-}
-
 export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';

@@ -14,9 +14,48 @@ export const MAX_REDIRECTS = 5;
 /** The only request headers a redirect to another origin keeps: they say nothing about the user. */
 const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
 
+/** `%2e` → `.`, `%2f` → `/`, …, until nothing is left to decode (so `%252e` too). */
+function decoded(path: string): string {
+  let text = path;
+  for (let i = 0; i < 4; i++) {
+    const next = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+/**
+ * Where a path lands as a server that decodes and normalizes it reads it: percent-escapes
+ * decoded (`%2e%2e`, `..%2f`, twice-escaped too), backslashes as slashes, `.` and `..`
+ * resolved. Undefined when `..` climbs above the root.
+ */
+export function landing(pathname: string): string | undefined {
+  const out: string[] = [];
+  for (const segment of decoded(pathname).replace(/\\/g, '/').split('/').slice(1)) {
+    if (segment === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else if (segment !== '.') {
+      out.push(segment);
+    }
+  }
+  return `/${out.join('/')}`;
+}
+
+/** Whether `pathname` stays at or under `basePath` (`/v1`), however a server decodes it. */
+export function staysUnder(basePath: string, pathname: string): boolean {
+  const base = basePath.replace(/\/+$/, '');
+  const lands = landing(pathname);
+  if (lands === undefined) return false;
+  return base === '' || lands === base || lands.startsWith(`${base}/`);
+}
+
 /**
  * A path relative to the base URL, or an absolute URL of the base URL's origin, as a URL.
- * Any other origin is a UsageError, before anything is sent.
+ * Any other origin is a UsageError, before anything is sent; so is a relative path that
+ * climbs out of the base URL's path (`/../x`, `%2e%2e/x`, `..%2fx`, `..\\x`): the token
+ * would go to another part of the host. A full same-origin URL is taken as given on purpose.
  */
 export function resolveUrl(base: URL, path: string): URL {
   let url: URL;
@@ -37,6 +76,13 @@ export function resolveUrl(base: URL, path: string): URL {
     url = new URL(`${base.origin}${basePath}/${path.replace(/^[/\\]+/, '')}`);
     // Defensive: a relative path must never leave the origin, whatever it holds.
     if (url.origin !== base.origin) throw new UsageError(`The path "${oneLine(path, 200)}" leaves the base URL.`, 'Give a path such as /apps.');
+    if (!staysUnder(basePath, url.pathname)) {
+      const lands = landing(url.pathname) ?? '/';
+      throw new UsageError(
+        `The path "${oneLine(path, 200)}" resolves to ${oneLine(`${url.origin}${lands}${url.search}`, 240)}, outside the base URL ${base.origin}${basePath}; nothing was sent.`,
+        `Give a path under the base URL, such as /apps; to call another path of ${base.origin} on purpose, give its full URL.`,
+      );
+    }
   }
   url.hash = '';
   return url;

@@ -3,7 +3,7 @@
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Writable } from 'node:stream';
-import { DEFAULTS, SandboxStartError, startSandboxServer, type SandboxOptions } from './server.js';
+import { DEFAULTS, SandboxStartError, startSandboxServer, type LogKind, type SandboxOptions } from './server.js';
 
 export { startSandboxServer, type RunningSandbox, type StartOptions } from './server.js';
 
@@ -48,6 +48,10 @@ export function sandboxProgram(out: Writable = process.stdout): Command {
     .addOption(new Option('--lockout-seconds <seconds>', 'how long a lockout lasts, and the window failures are counted in').default(DEFAULTS.lockoutSeconds).argParser(integer(1, 86_400, '--lockout-seconds')))
     .addOption(new Option('--seed <n>', 'seed of the generated data').default(DEFAULTS.seed).argParser(integer(0, 4_294_967_295, '--seed')))
     .addOption(new Option('--state <file>', 'keep tokens and data in this file across restarts').argParser(nonEmpty('--state')))
+    // hostctl's global options that mean something here; also taken before the word sandbox.
+    .option('-q, --quiet', 'log only warnings and errors: no start notes, no request lines')
+    .option('-v, --verbose', 'log the stack of an error inside the sandbox')
+    .option('--no-color', 'no colour (the sandbox writes none)')
     .helpOption('-h, --help', 'show this help')
     .addHelpText(
       'after',
@@ -88,6 +92,8 @@ interface ParsedFlags {
   lockoutSeconds: number;
   seed: number;
   state?: string;
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
 function usageMessage(err: CommanderError): string {
@@ -133,9 +139,20 @@ export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStr
     stateFile: flags.state,
   };
 
+  const quiet = flags.quiet === true;
+  const log = (line: string, kind: LogKind, err?: unknown): void => {
+    if (quiet && kind === 'request') return;
+    stderr.write(`${line}\n`);
+    if (flags.verbose && err instanceof Error && err.stack) stderr.write(`${err.stack}\n`);
+  };
+  // Notes for the person watching; -q leaves stderr to warnings and errors.
+  const note = (text: string): void => {
+    if (!quiet) stderr.write(text);
+  };
+
   let sandbox;
   try {
-    sandbox = await startSandboxServer(options);
+    sandbox = await startSandboxServer({ ...options, log });
   } catch (err) {
     if (err instanceof SandboxStartError) {
       stderr.write(`hostctl sandbox: ${err.message}\n`);
@@ -147,7 +164,7 @@ export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStr
   // stdout usually goes to a file (`> sandbox.env`); the person at the terminal, or reading
   // the log, gets the line to paste into another shell. It is the sandbox's own
   // throwaway token, the one stdout carries; request log lines never show it.
-  stderr.write(
+  note(
     `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n` +
       `hostctl sandbox: to use it from another terminal, run:\n${exportLine(sandbox.url, sandbox.token)}\n`,
   );
@@ -157,7 +174,7 @@ export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStr
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      stderr.write(`hostctl sandbox: ${signal} received, stopping.\n`);
+      note(`hostctl sandbox: ${signal} received, stopping.\n`);
       void running.close().then(() => resolve(0));
     };
     process.on('SIGINT', stop);

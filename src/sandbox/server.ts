@@ -39,12 +39,15 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
+/** What a log line is: `hostctl -q sandbox` keeps only warnings and errors. */
+export type LogKind = 'request' | 'warning' | 'error';
+
 /** A failure to start that the user can fix (port in use, bad state file): exit 1. */
 export class SandboxStartError extends Error {}
 
 export interface StartOptions extends Partial<SandboxOptions> {
-  /** Where the one-line-per-request log goes; stderr by default. */
-  log?: (line: string) => void;
+  /** Where the one-line-per-request log, warnings and errors go; stderr by default. */
+  log?: (line: string, kind: LogKind, err?: unknown) => void;
   /** The limiter's monotonic clock in ms; tests pass a virtual one. */
   clock?: () => number;
 }
@@ -80,7 +83,7 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
     if (path === '/_sandbox' || path.startsWith('/_sandbox/')) {
       const reply = await handleAdmin(core, req);
       send(res, reply);
-      log(`${method} ${printable(target)} ${reply.status} (admin)`);
+      log(`${method} ${printable(target)} ${reply.status} (admin)`, 'request');
       return;
     }
     const handled = await handleApi(core, req);
@@ -88,12 +91,12 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
     const reply = withEtag(req, handled.reply);
     send(res, reply);
     core.log.add({ method, path, query, status: reply.status, token, ip: clientIp(req), at: new Date().toISOString(), body });
-    log(`${method} ${printable(target)} ${reply.status} ${token ?? '-'}`);
+    log(`${method} ${printable(target)} ${reply.status} ${token ?? '-'}`, 'request');
   };
 
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
-      log(`error: ${err instanceof Error ? err.message : String(err)}`);
+      log(`error: ${err instanceof Error ? err.message : String(err)}`, 'error', err);
       if (!res.headersSent) {
         send(res, {
           status: 500,
@@ -134,6 +137,7 @@ export async function startSandboxServer(options: StartOptions = {}): Promise<Ru
     log(
       `warning: the sandbox listens on ${settings.host}, where other machines can reach it; its API takes the tokens it prints, over plain http. ` +
         'Use --host 127.0.0.1 unless you mean to share it (the admin endpoints answer loopback clients only).',
+      'warning',
     );
   }
   let closing: Promise<void> | undefined;

@@ -239,6 +239,39 @@ describe('hostctl api against the sandbox', () => {
     }
   });
 
+  it('a relative path that climbs out of the base path, however spelt: exit 2 naming where it lands, nothing sent, no token needed', async () => {
+    const origin = new URL(server.baseUrl).origin;
+    await server.clearRequests();
+    const cases: Array<[string, string]> = [
+      ['/../../x', '/x'],
+      ['%2e%2e/x', '/x'],
+      ['%2E%2E/x', '/x'],
+      ['.%2e/x', '/x'],
+      ['..%2fx', '/x'],
+      ['..%2Fapps', '/apps'],
+      ['%252e%252e/x', '/x'],
+      ['..\\x', '/x'],
+      ['\\..\\..\\x', '/x'],
+      ['apps/..%5c..%5cx', '/x'],
+      ['/apps/../../x?y=1', '/x?y=1'],
+      ['..', '/'],
+    ];
+    for (const [path, lands] of cases) {
+      for (const env of [{}, { HOSTCTL_TOKEN: undefined }]) {
+        const r = await hostctl(['api', path], { env });
+        expect(r.code, `${path}: ${r.stderr}`).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr, path).toContain(`resolves to ${origin}${lands}, outside the base URL ${server.baseUrl}; nothing was sent.`);
+      }
+    }
+    expect(await server.requests()).toHaveLength(0);
+    // Steps that stay under the base path are fine, and a full URL of the origin is taken as meant.
+    ok(await hostctl(['api', './apps/../apps']));
+    const meant = await hostctl(['api', `${origin}/x`]);
+    expect(meant.code, meant.stderr).toBe(3);
+    expect((await server.requests()).map((q) => q.path)).toEqual(['/v1/apps', '/x']);
+  });
+
   it('bad input is a usage error (exit 2) before any request, with the next step', async () => {
     await server.clearRequests();
     const cases: Array<[string[], RegExp]> = [

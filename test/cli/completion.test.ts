@@ -107,6 +107,22 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
     expect(values(await engine(['--profile', 'default', 'apps', 'get', ''], noEnv))).toEqual([]);
   });
 
+  it('an empty --profile or --base-url (a usage error for the command): offers nothing, and never fails', async () => {
+    const noEnv = { HOSTCTL_BASE_URL: undefined };
+    for (const words of [['--profile', '', 'apps', 'get', ''], ['--profile=', 'apps', 'get', ''], ['--base-url', '', 'apps', 'get', ''], ['apps', 'get', '--profile', 'not a name', '']]) {
+      const r = await engine(words, noEnv);
+      expect(r.code, words.join(' ')).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(values(r), words.join(' ')).toEqual([]);
+    }
+    // The command those words begin stops where Tab offered nothing, naming the option.
+    for (const [flag, env] of [['--profile', noEnv], ['--base-url', {}]] as const) {
+      const r = await runCli([flag, '', 'apps', 'list'], { env: shellEnv(env) });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^hostctl: ${flag} needs a value; it was given an empty one\\.`));
+    }
+  });
+
   it('shows the name seen beside each ID, on one harmless line', async () => {
     const got = lines(await engine(['apps', 'get', '']));
     expect(got.slice(0, 2)).toEqual(['ap-7f3k-x2q9\tweb', 'ap-7f3k-b001']);

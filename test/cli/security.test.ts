@@ -139,6 +139,34 @@ describe('--verbose and error messages', () => {
   });
 });
 
+describe('--verbose and the one sink', () => {
+  it('masks the token in every case a server echoes it, and a short token whole, as every other output does', async () => {
+    // Long enough for the sink (6), too short to show its last four (under 12).
+    const short = 'hct_9zq7Wx';
+    const variants = (t: string) => [t, t.toUpperCase(), t.toLowerCase()];
+    const echo = await server((req, res) => {
+      const auth = req.headers.authorization ?? '';
+      const token = auth.replace(/^Bearer /, '');
+      res.writeHead(500, { 'content-type': 'application/problem+json', 'x-echo': auth, 'x-echo-upper': token.toUpperCase(), 'x-echo-lower': token.toLowerCase() });
+      res.end(JSON.stringify({ title: 'Internal error', detail: `could not use ${token.toUpperCase()}` }));
+    });
+    for (const token of [TOKEN, short]) {
+      const r = await hostctl(['apps', 'list', '-v', '--base-url', echo.baseUrl], { HOSTCTL_TOKEN: token });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('< x-echo-upper: ****');
+      for (const v of variants(token)) {
+        expect(r.stderr).not.toContain(v);
+        expect(r.stdout).not.toContain(v);
+      }
+    }
+    // All of a short token is hidden: not even its last four, in any line of the log.
+    const r = await hostctl(['apps', 'list', '-v', '--base-url', echo.baseUrl], { HOSTCTL_TOKEN: short });
+    expect(r.stderr).toContain('> authorization: Bearer ****\n');
+    expect(r.stderr).toContain('< x-echo: Bearer ****\n');
+    expect(r.stderr.toLowerCase()).not.toContain(short.slice(-4).toLowerCase());
+  });
+});
+
 describe('files', () => {
   it('config and state hold fingerprints, never the token, after successful, failing and rejected runs', async () => {
     const sandbox = await startSandbox();

@@ -62,16 +62,37 @@ describe('wait', () => {
     await plant([{ publicId: 'ap-waitslow001', name: 'slow', status: 'deploying' }]);
     await sandboxAdmin(sandbox).clearRequests();
     const start = sandbox.clock.now();
-    const r = await hostctl(['apps', 'wait', 'ap-waitslow001', '--for', 'status=running', '--interval', '1s', '--deadline', '2s']);
+    const slept = sandbox.clock.sleeps.length;
+    const r = await hostctl(['apps', 'wait', 'ap-waitslow001', '--for', 'status=running', '--interval', '2s', '--deadline', '5s']);
     expect(r.code).toBe(7);
-    // It never sleeps past the deadline: when the next round (the interval, or longer when
-    // the budget asks) would come after it, it says so at once.
-    expect(sandbox.clock.now() - start).toBeLessThanOrEqual(2000);
-    const polls = (await sandboxAdmin(sandbox).requests()).length;
-    expect(polls).toBeGreaterThanOrEqual(1);
-    expect(polls).toBeLessThanOrEqual(3);
+    // A poll at 0 s, then one every 2 s or as the token's budget spaces them (6 s for this
+    // sandbox's 20 a minute), and the last at the 5 s deadline: a round that would come
+    // after it comes at it instead, and exit 7 only after that. The clock moves only by
+    // sleeps, each followed by one poll, so the last poll's time is their sum.
+    const sleeps = sandbox.clock.sleeps.slice(slept);
+    expect(sleeps.length).toBeGreaterThanOrEqual(1);
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(sandbox.clock.now() - start).toBe(5000);
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(sleeps.length + 1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^hostctl: The deadline passed before 1 of 1 object met status=running: ap-waitslow001 \(status=deploying\)\./);
+  });
+
+  it('remembers the IDs it waited for where completion looks: the next Tab offers them', async () => {
+    await plant([{ publicId: 'ap-waitseen001', name: 'seen', status: 'running' }]);
+    const own = tmpDir('hostctl-wait-ids-');
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: own.path };
+      const before = await runCli(['__complete', 'apps', 'get', ''], { env });
+      expect(before.stdout).not.toContain('ap-waitseen001');
+      const r = await runCli(['apps', 'wait', 'ap-waitseen001', '--for', 'status=running', '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      const after = await runCli(['__complete', 'apps', 'get', ''], { env });
+      expect(after.code).toBe(0);
+      expect(after.stdout.split('\n').map((l) => l.split('\t')[0])).toContain('ap-waitseen001');
+    } finally {
+      own.cleanup();
+    }
   });
 
   it('!= and dotted fields; several --for must all hold', { timeout: 60_000 }, async () => {

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, runCli, runProcess, tmpDir } from '../support/cli.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 import { completionHome, PROD_APPS, SCRIPTS, values, type CompletionHome } from '../support/completion-fixture.js';
+import { underCI } from '../support/ci.js';
 
 let home: CompletionHome;
 const shellEnv = (extra: Record<string, string | undefined> = {}) => home.shellEnv(extra);
@@ -200,7 +201,7 @@ function zshBatch(mode: 'fpath' | 'source' | 'bare'): Batch {
  * that is not installed skips its tests with the reason printed, except in CI (.ci/run
  * installs all three), where a missing shell is a failure.
  */
-const mustRun = process.env.CI === 'true';
+const mustRun = underCI();
 const absent = new Map<string, string>();
 for (const shell of ['bash', 'zsh', 'fish']) {
   const r = spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore', timeout: 10_000 });

@@ -11,6 +11,7 @@ import { buildProgram } from '../../src/cli.js';
 import { renderReference } from '../../src/help/reference.js';
 import { SANDBOX_EXAMPLES, sandboxProgram } from '../../src/sandbox/main.js';
 import { ROOT } from '../support/cli.js';
+import { underCI } from '../support/ci.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; man: string[]; files: string[] };
 const generated = renderReference(buildProgram(), { program: sandboxProgram(), examples: SANDBOX_EXAMPLES }, pkg.version);
@@ -43,10 +44,10 @@ function committed(paths: string[]): Map<string, string | undefined> {
 
 const inGit = spawnSync('git', ['-C', ROOT, 'rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' }).stdout.trim() === 'true';
 const haveMan = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!inGit && process.env.CI !== 'true') console.warn('skipping the drift test of the reference: not a git checkout');
-if (!haveMan && process.env.CI !== 'true') console.warn('skipping the man page rendering test: man(1) is not installed (apt install man-db groff-base)');
+if (!inGit && !underCI()) console.warn('skipping the drift test of the reference: not a git checkout');
+if (!haveMan && !underCI()) console.warn('skipping the man page rendering test: man(1) is not installed (apt install man-db groff-base)');
 
-describe.runIf(inGit || process.env.CI === 'true')('the committed reference is what the code generates', () => {
+describe.runIf(inGit || underCI())('the committed reference is what the code generates', () => {
   it('has a man page for every command, docs/commands.md, and each is committed as generated', () => {
     expect(manPages).toEqual(expect.arrayContaining(['man/hostctl.1', 'man/hostctl-apps-list.1', 'man/hostctl-environments-get.1', 'man/hostctl-sandbox.1', 'man/hostctl-version.1']));
     const inIndex = committed([...generated.keys()]);
@@ -85,7 +86,7 @@ function expectNameAndSynopsis(text: string, page: string): void {
   expect(text).toMatch(/^SYNOPSIS\n {7}hostctl/m);
 }
 
-describe.runIf(haveMan || process.env.CI === 'true')('every page renders', () => {
+describe.runIf(haveMan || underCI())('every page renders', () => {
   // The formatter man(1) runs for a page (preconv, tbl, nroff -mandoc -wmac -Tutf8), on
   // every page in one run: groff with the same macros and warnings, 80 columns, plain
   // text (-P-cbou: no overstriking, as man's col -b). troff names the file of a warning.

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 import { keychainClear, keychainLookup, probeSecretService } from '../support/keychain.js';
+import { underCI } from '../support/ci.js';
 
 const unavailable = probeSecretService();
-const mustRun = process.env.CI === 'true';
+const mustRun = underCI();
 if (unavailable && !mustRun) {
   console.warn(`keychain tests skipped: no Secret Service (${unavailable}). Run them inside dbus-run-session with an unlocked gnome-keyring; see .ci/run.`);
 }
@@ -90,7 +91,7 @@ describe('with no Secret Service', () => {
 
 describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', () => {
   beforeAll(() => {
-    if (unavailable) throw new Error(`CI=true but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
+    if (unavailable) throw new Error(`under CI (CI=${process.env.CI}) but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
   });
 
   it('login stores the exact token under service "hostctl", account = profile; nothing else holds it', async () => {

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { baseEnv, BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
-import { startAltServer } from '../support/alt-server.js';
 import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
 import { startSandboxHere } from '../support/sandbox-here.js';
@@ -37,38 +36,68 @@ describe('a reader that goes away', () => {
 });
 
 describe('output that streams, into a pipe closed early', () => {
-  type Alt = Awaited<ReturnType<typeof startAltServer>>;
-  let many: Alt;
+  const TOKEN = 'hct_e2e_PIPE_secret_token_4r5t';
+  const PAGES = 20;
+  const PER_PAGE = 25;
   let config: { path: string; cleanup(): void };
-  const env = (server: Alt) => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
-  beforeAll(async () => {
-    config = tmpDir();
-    many = await startAltServer({ limit: 10_000 });
-    const extra = Array.from({ length: 500 }, (_, i) => ({ publicId: `ap-s${String(i).padStart(5, '0')}`, name: `s-${i}`, status: 'live' }));
-    many.addObjects('apps', extra);
+  let server: HostileServer | undefined;
+  beforeEach(() => {
+    config = tmpDir('hostctl-pipe-');
   });
-  afterAll(async () => {
-    await many?.close();
-    config?.cleanup();
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    config.cleanup();
   });
 
-  for (const format of ['tsv', 'ndjson', 'json']) {
-    it(`stops fetching once the reader has gone: --all -o ${format} | head -1`, async () => {
-      many.clearRequests();
-      const pages = Math.ceil(many.objects('apps').length / 25);
-      const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn('sh', ['-c', `'${process.execPath}' '${BIN}' apps list --all -o ${format} | head -1`], { env: baseEnv(env(many)) });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.on('close', (code) => resolve({ code, out }));
-      });
-      expect(r.code).toBe(0);
-      expect(r.out.split('\n')).toHaveLength(2);
-      // The page whose write found the pipe closed may have been fetched; none after it.
-      expect(many.requests.length).toBeLessThanOrEqual(2);
-      expect(pages).toBeGreaterThan(10);
+  /**
+   * Pages of apps by cursor, each announcing the next in a Link header; page 2 is held
+   * until `released` settles, so that it is answered only after the reader has gone.
+   */
+  function pagesHeldAt2(released: Promise<void>): Promise<HostileServer> {
+    return startHostile((req, res) => {
+      const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? '1');
+      const items = Array.from({ length: PER_PAGE }, (_, i) => ({ publicId: `ap-p${page}i${i}`, name: `app ${page}.${i}`, status: 'live' }));
+      const answer = () => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (page < PAGES) headers.link = `<${server?.baseUrl ?? ''}/apps?cursor=${page + 1}>; rel="next"`;
+        res.writeHead(200, headers);
+        res.end(JSON.stringify(items));
+      };
+      if (page === 2) void released.then(answer);
+      else answer();
     });
-  }});
+  }
+
+  for (const format of ['tsv', 'ndjson', 'json']) {
+    it(`stops fetching once the reader has gone: --all -o ${format} | head -1 fetches exactly 2 pages`, async () => {
+      let gone!: () => void;
+      const released = new Promise<void>((resolve) => (gone = resolve));
+      server = await pagesHeldAt2(released);
+      const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: TOKEN, HOSTCTL_CONFIG_DIR: config.path, ...NO_PROXY_ENV };
+      // The reader: head, then its shell closes its own copy of the pipe and says so, so
+      // that from "gone" on no process reads the pipe.
+      const reader = `{ head -1; exec 0<&-; echo gone >&2; }`;
+      const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn('sh', ['-c', `'${process.execPath}' '${BIN}' apps list --all -o ${format} | ${reader}`], { env: baseEnv(env) });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (err.includes('gone\n')) gone();
+        });
+        child.on('close', (code) => resolve({ code, out, err }));
+      });
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe('gone\n');
+      expect(r.out.split('\n')).toHaveLength(2);
+      // Page 1 (read), page 2 (asked for while the reader was there, answered after it had
+      // gone, and its write found the pipe closed), and none after it.
+      expect(server.seen.map((q) => new URL(q.url, 'http://x').searchParams.get('cursor') ?? '1')).toEqual(['1', '2']);
+    });
+  }
+});
 
 describe('a huge response (50 MB, streamed without Content-Length): bounded memory', () => {
   const TOKEN = 'hct_e2e_FAULTS_secret_token_7q2w';

@@ -11,10 +11,11 @@ import { delimiter, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runProcess } from '../support/cli.js';
 import { smokeLayer } from '../support/smoke.js';
+import { underCI } from '../support/ci.js';
 
 const EXE = join(ROOT, 'dist', `hostctl-${process.platform}-${process.arch}`);
 const missing = existsSync(EXE) ? undefined : `${EXE} is not built (run "npm run build:sea")`;
-const mustRun = process.env.CI === 'true';
+const mustRun = underCI();
 if (missing && !mustRun) console.warn(`single-file executable tests skipped: ${missing}.`);
 
 /** PATH without any directory that holds a node, so that nothing can fall back on one. */
@@ -32,7 +33,7 @@ describe.skipIf(missing !== undefined && !mustRun)('the single-file executable',
   const env = { PATH: pathWithoutNode() };
 
   beforeAll(() => {
-    if (missing) throw new Error(`CI=true but ${missing}. .ci/run runs "npm run test:ci", which builds it.`);
+    if (missing) throw new Error(`under CI (CI=${process.env.CI}) but ${missing}. .ci/run runs "npm run test:ci", which builds it.`);
   });
 
   it('is one file, and the PATH it runs on has no node', async () => {

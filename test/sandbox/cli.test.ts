@@ -29,9 +29,9 @@ afterEach(async () => {
 });
 
 /** Starts the sandbox, waits for its two lines, sends `signal`, and reports everything. */
-function runUntilSignal(signal: NodeJS.Signals, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runUntilSignal(signal: NodeJS.Signals, args: string[] = [], before: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...before, 'sandbox', '--port', '0', ...args], { env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let lines = 0;
@@ -75,6 +75,13 @@ describe('start-up and stop', () => {
     expect(shell.stdout).toBe(r.stdout.replace(/^HOSTCTL_[A-Z_]+=/gm, ''));
   });
 
+  it('hostctl -q --no-color sandbox: the two lines on stdout, and nothing on stderr but warnings and errors', async () => {
+    const r = await runUntilSignal('SIGTERM', [], ['-q', '--no-color']);
+    expect(r.stdout).toMatch(/^HOSTCTL_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1\nHOSTCTL_TOKEN=\S+\n$/);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
   it('stops on SIGINT with 0', async () => {
     const r = await runUntilSignal('SIGINT');
     expect(r.code).toBe(0);
@@ -111,6 +118,43 @@ describe('flags', () => {
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
     expect((await runCli(['sandbox', '--rate-limit', 'x'])).stderr).toMatch(/--rate-limit must be a whole number/);
+  });
+
+  it('global options before the word: -q, -v and --no-color apply (also clustered)', async () => {
+    for (const before of [['-q'], ['-v', '--no-color'], ['-qv'], ['--quiet', '--verbose']]) {
+      const r = await runCli([...before, 'sandbox', '--help']);
+      expect(r.code, `${before.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain('--rate-limit <n>');
+    }
+    // Started for real: the sandbox's own error still reaches stderr under -q.
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['-q', 'sandbox', '--port', String(port)]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('any other global option before the word: exit 2, naming it, nothing started', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--json'], '--json'],
+      [['--profile', 'sandbox'], '--profile'],
+      [['-o', 'json'], '-o'],
+      [['-ojson'], '-o'],
+      [['-qR'], '-R'],
+      [['--base-url=http://api.example.invalid/v1', '-q'], '--base-url'],
+      [['-v', '--jq', '.'], '--jq'],
+    ];
+    for (const [before, named] of cases) {
+      const r = await runCli([...before, 'sandbox', '--port', '0']);
+      expect(r.code, before.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr, before.join(' ')).toMatch(new RegExp(`^hostctl: ${named} does not apply to the sandbox\\.`));
+    }
   });
 
   it('--help lists the flags and exits 0', async () => {

@@ -43,14 +43,14 @@ export function completionHome(): CompletionHome {
   );
   // The ID cache is keyed by base URL, not by profile.
   const state = new StateStore(join(configDir, 'state.json'));
-  state.rememberIds(UNREACHABLE, 'apps', PROD_APPS);
+  state.rememberIds(new URL(UNREACHABLE), 'apps', PROD_APPS);
   // Written from API data, so it may hold anything; these two must never be offered.
-  state.rememberIds(UNREACHABLE, 'apps', ['ap-bad\nline', 'ap-\u001b[31mred']);
-  state.rememberIds(UNREACHABLE, 'environments', ['en-prod-1', 'en-prod-2']);
-  state.rememberNames(UNREACHABLE, new Map([['ap-7f3k-x2q9', 'web'], ['ap-zz-9', 'evil\u001b[31m\tname'], ['en-prod-1', 'production']]));
-  state.rememberFields(UNREACHABLE, 'apps', ['publicId', 'name', 'teamId', 'bad\tfield']);
-  state.rememberIds(STAGING, 'apps', ['ap-staging-1']);
-  state.rememberIds(OTHER, 'apps', ['ap-other-1']);
+  state.rememberIds(new URL(UNREACHABLE), 'apps', ['ap-bad\nline', 'ap-\u001b[31mred']);
+  state.rememberIds(new URL(UNREACHABLE), 'environments', ['en-prod-1', 'en-prod-2']);
+  state.rememberNames(new URL(UNREACHABLE), new Map([['ap-7f3k-x2q9', 'web'], ['ap-zz-9', 'evil\u001b[31m\tname'], ['en-prod-1', 'production']]));
+  state.rememberFields(new URL(UNREACHABLE), 'apps', ['publicId', 'name', 'teamId', 'bad\tfield']);
+  state.rememberIds(new URL(STAGING), 'apps', ['ap-staging-1']);
+  state.rememberIds(new URL(OTHER), 'apps', ['ap-other-1']);
   state.save();
 
   return {

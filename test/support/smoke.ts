@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCRIPT_FILES } from '../../src/commands/completion.js';
 import { ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult, type Sandbox } from './cli.js';
 import { keychainClear, keychainLookup, probeSecretService } from './keychain.js';
+import { underCI } from './ci.js';
 
 export interface Installed {
   /** The command that runs it, e.g. ['/tmp/prefix/bin/hostctl']. */
@@ -116,10 +117,10 @@ export function smokeLayer(name: string, installed: () => Installed, extra?: (ct
     });
 
     const unavailable = probeSecretService();
-    const mustRun = process.env.CI === 'true';
+    const mustRun = underCI();
     if (unavailable && !mustRun) console.warn(`${name}: keychain smoke test skipped: no Secret Service (${unavailable}); see .ci/run.`);
     it.skipIf(unavailable !== undefined && !mustRun)('keeps a token in the real OS keychain: login, use, logout', async () => {
-      if (unavailable) throw new Error(`CI=true but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
+      if (unavailable) throw new Error(`under CI (CI=${process.env.CI}) but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
       const profile = `smoke-${process.pid}-${name.replace(/\W+/g, '-')}`;
       try {
         const login = await run(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: `${sandbox.token}\n` });

@@ -30,11 +30,11 @@ describe('StateStore.rememberIds', () => {
   it('changes nothing when the same IDs are already the newest, in the same order', () => {
     const path = stateFile();
     const first = new StateStore(path);
-    first.rememberIds(BASE, 'apps', ['ap-1', 'ap-2']);
+    first.rememberIds(new URL(BASE), 'apps', ['ap-1', 'ap-2']);
     expect(first.save()).toBe(true);
 
     const again = new StateStore(path);
-    again.rememberIds(BASE, 'apps', ['ap-1', 'ap-2']);
+    again.rememberIds(new URL(BASE), 'apps', ['ap-1', 'ap-2']);
     overwrite(path, ['ap-9']);
     again.save();
     expect(savedIds(path)).toEqual(['ap-9']);
@@ -44,10 +44,10 @@ describe('StateStore.rememberIds', () => {
     for (const seen of [['ap-3'], ['ap-2', 'ap-1'], ['ap-1', 'ap-1']]) {
       const path = stateFile();
       const first = new StateStore(path);
-      first.rememberIds(BASE, 'apps', ['ap-1', 'ap-2']);
+      first.rememberIds(new URL(BASE), 'apps', ['ap-1', 'ap-2']);
       first.save();
       const again = new StateStore(path);
-      again.rememberIds(BASE, 'apps', seen);
+      again.rememberIds(new URL(BASE), 'apps', seen);
       overwrite(path, ['ap-9']);
       again.save();
       expect(savedIds(path), seen.join(' ')).toEqual([...new Set([...seen, 'ap-9'])]);
@@ -62,7 +62,7 @@ describe('an older state file', () => {
     writeFileSync(path, JSON.stringify(old));
     const store = new StateStore(path);
     expect(store.rejected('bad')).toEqual({ at: 1, status: 401 });
-    store.rememberIds(BASE, 'apps', ['ap-2']);
+    store.rememberIds(new URL(BASE), 'apps', ['ap-2']);
     expect(store.save()).toBe(true);
     const saved = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     expect(saved).not.toHaveProperty('rateLimits');

@@ -68,14 +68,32 @@ describe('pollUntil', () => {
     expect(sleeps).toEqual([6_000]);
   });
 
-  it('the deadline: DeadlineError (exit 7) naming what was still not met, with no poll past it', async () => {
-    const { d, polls } = deps([[{ publicId: 'a', status: 'deploying' }]]);
+  it('the deadline: DeadlineError (exit 7) naming what was still not met, after a last poll at the deadline', async () => {
+    const { d, polls, sleeps } = deps([[{ publicId: 'a', status: 'deploying' }]]);
     const err = await pollUntil(['a'], cond, { deadlineMs: 12_000, intervalMs: 5_000 }, d).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeadlineError);
     expect((err as DeadlineError).exitCode).toBe(ExitCode.Deadline);
     expect(ExitCode.Deadline).toBe(7);
     expect((err as Error).message).toMatch(/a \(status=deploying\)/);
-    // Polls at 0, 5 and 10 s; a fourth at 15 s would pass the 12 s deadline.
+    // Polls at 0, 5 and 10 s, and the last at the 12 s deadline (not at 15 s, past it).
+    expect(polls()).toBe(4);
+    expect(sleeps).toEqual([5_000, 5_000, 2_000]);
+    expect(d.now()).toBe(12_000);
+  });
+
+  it('a deadline shorter than the interval still gets its poll at the deadline', async () => {
+    const { d, polls, sleeps } = deps([[{ publicId: 'a', status: 'deploying' }], [{ publicId: 'a', status: 'running' }]], 6_000);
+    // --deadline 5s --interval 30s (and a budget asking 6 s): the change at 5 s is seen.
+    const r = await pollUntil(['a'], cond, { deadlineMs: 5_000, intervalMs: 30_000 }, d);
+    expect(r.rounds).toBe(2);
+    expect(polls()).toBe(2);
+    expect(sleeps).toEqual([5_000]);
+  });
+
+  it('the polls the budget spaces out: the last one still at the deadline', async () => {
+    const { d, polls, sleeps } = deps([[{ publicId: 'a', status: 'deploying' }]], 6_000);
+    await expect(pollUntil(['a'], cond, { deadlineMs: 10_000, intervalMs: 1_000 }, d)).rejects.toBeInstanceOf(DeadlineError);
+    expect(sleeps).toEqual([6_000, 4_000]);
     expect(polls()).toBe(3);
   });
 
