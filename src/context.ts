@@ -218,7 +218,7 @@ export class Context {
   async httpWith(token: Token, o: { cache: boolean }): Promise<HttpClient> {
     const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
     const { HttpClient } = await import('./http/client.js');
-    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
+    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, this.clock.now) : undefined;
     return new HttpClient({
       baseUrl,
       token,
@@ -257,10 +257,15 @@ export class Context {
     return lastRate(this.state().path, token.fingerprint);
   }
 
-  /** After the command: save state, then the -R line. Never throws. */
-  async finish(): Promise<void> {
+  /**
+   * After the command: keep its cached answers if it `succeeded` (a failed run may have
+   * failed on one of them), save state, then the -R line. Never throws.
+   */
+  async finish(succeeded = false): Promise<void> {
     this.io.stopSpinners();
-    if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
+    const client = await this.cachedHttp?.catch(() => undefined);
+    if (succeeded) client?.options.cache?.commit();
+    await client?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
       const http = await this.cachedHttp?.catch(() => undefined);
