@@ -5,7 +5,8 @@ import { addSecret, IO } from './io.js';
 import { MAX_TIMER_MS, processRuntime, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
 import { checkProfileName, readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { cacheDir, configDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { checkConfigDir } from './config/trust.js';
 import { parseBaseUrl } from './config/url.js';
 import { oneLine } from './output/sanitize.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
@@ -154,7 +155,12 @@ export class Context {
   }
 
   state(): StateStore {
-    return (this.cachedState ??= new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env)));
+    if (!this.cachedState) {
+      // The marks there decide whether a token is sent: the directory must be the user's.
+      checkConfigDir(configDir(this.env));
+      this.cachedState = new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env));
+    }
+    return this.cachedState;
   }
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */

@@ -203,12 +203,18 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
     where = `the file ${path}`;
   }
 
+  try {
+    await updateConfig(ctx.env, (conf) => {
+      conf.set(`profiles.${profile}.baseUrl`, baseUrl.href.replace(/\/$/, ''));
+      conf.set(`profiles.${profile}.storage`, storage);
+      conf.set(`profiles.${profile}.storedAt`, new Date().toISOString());
+    });
+  } catch (err) {
+    // A login that failed leaves no clear-text token behind that no profile points at.
+    if (storage === 'file' && previous !== 'file') files.deleteTokenFile(profile, ctx.env);
+    throw err;
+  }
   ctx.state().clearRejected(token.fingerprint);
-  await updateConfig(ctx.env, (conf) => {
-    conf.set(`profiles.${profile}.baseUrl`, baseUrl.href.replace(/\/$/, ''));
-    conf.set(`profiles.${profile}.storage`, storage);
-    conf.set(`profiles.${profile}.storedAt`, new Date().toISOString());
-  });
   ctx.reloadConfig();
 
   ctx.io.note(`Logged in to ${baseUrl.href.replace(/\/$/, '')} as profile "${profile}": token ${preview(value)} checked and stored in ${where}.`);

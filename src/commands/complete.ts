@@ -399,8 +399,16 @@ class Sources {
     private readonly values: Map<string, string>,
   ) {}
 
+  /** Tab never prints an error into the prompt: a config hostctl refuses offers nothing from it. */
   private readConfig(): ConfigData {
-    return (this.config ??= readConfig(this.env));
+    if (!this.config) {
+      try {
+        this.config = readConfig(this.env);
+      } catch {
+        this.config = { profiles: {} };
+      }
+    }
+    return this.config;
   }
 
   /** The same order as Context.profileName(): flag, environment, config, 'default'. */
