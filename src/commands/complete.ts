@@ -16,7 +16,7 @@ import { writeSync } from 'node:fs';
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
-import { StateStore } from '../config/state.js';
+import { MAX_STATE_BYTES, StateStore } from '../config/state.js';
 import { baseUrlKey } from '../config/url.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
@@ -427,7 +427,8 @@ class Sources {
   private store?: StateStore;
 
   private state(): StateStore {
-    return (this.store ??= new StateStore(stateFile(this.env)));
+    // A file larger than hostctl writes is skipped: Tab must answer at once.
+    return (this.store ??= new StateStore(stateFile(this.env), [], MAX_STATE_BYTES));
   }
 
   /** The key of the ID cache: the base URL, as Context.baseUrl() finds it. */
