@@ -6,8 +6,9 @@
 //   revalidated, and a 304 serves the stored body. A 200 is only a candidate: hostctl may
 //   still reject it (an HTML page, JSON that does not parse, an object where a list
 //   belongs), and a rejected answer replayed from disk would outlive the server's
-//   recovery. So answers are kept by commit(), which the run calls once its command
-//   succeeded, and a failed run keeps none;
+//   recovery. So an answer is kept once it was used: by its response's keep() (a page
+//   walk calls it for each page it accepted, so memory stays flat), else by commit(),
+//   which the run calls once its command succeeded; a failed run keeps no other;
 // - the objects of cached lists, by public ID, so that `get` of IDs a list has shown
 //   sends no request (only the unseen ones are fetched).
 // A damaged or unreadable cache is a miss; a cache that cannot be written is skipped.
@@ -102,21 +103,31 @@ export class ResponseCache {
       const answer = await next({ ...x, headers });
       if (answer.status === 304 && stored) {
         const storedAt = this.now();
-        this.pending.set(path, () => this.write(path, { ...stored, storedAt }));
+        const keep = this.defer(path, () => this.write(path, { ...stored, storedAt }));
         // The 304's own headers (rate limit, a new ETag) win over the stored ones.
-        return { status: 200, headers: { ...stored.headers, ...answer.headers }, text: stored.text };
+        return { status: 200, headers: { ...stored.headers, ...answer.headers }, text: stored.text, keep };
       }
       if (answer.status === 200) {
         const storedAt = this.now();
-        this.pending.set(path, () => this.store(path, x.url, answer, storedAt));
+        return { ...answer, keep: this.defer(path, () => this.store(path, x.url, answer, storedAt)) };
       }
       return answer;
     };
   }
 
-  /** Keeps the answers of this run: called when its command has used them successfully. */
+  /** Holds a write until the answer is used: returns what keeps it now (ApiResponse.keep). */
+  private defer(path: string, write: () => void): () => void {
+    this.pending.set(path, write);
+    return () => {
+      if (this.pending.get(path) !== write) return;
+      this.pending.delete(path);
+      write();
+    };
+  }
+
+  /** Keeps the answers of this run not kept yet: called when its command has succeeded. */
   commit(): void {
-    for (const keep of this.pending.values()) keep();
+    for (const write of this.pending.values()) write();
     this.pending.clear();
   }
 
