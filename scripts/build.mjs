@@ -99,14 +99,12 @@ const wrapped = (banner = '') => ({ banner: { js: `${WRAPPER[0]}\n${banner}` }, 
 
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
- * from there when first imported: the spinner (ora, on a terminal), config writes (conf,
- * with ajv), tables (chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
+ * from there when first imported: the spinner (ora, on a terminal), tables (chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
  * which shares nothing with the client but the resource table, and the help topics. The
  * program file, which every command reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
 const SEPARATE = {
   ora: ['ora', 'ora'],
-  conf: ['conf', 'conf'],
   chalk: ['chalk', 'chalk'],
   'string-width': ['string-width', 'string-width'],
   'jq-wasm': ['jq-wasm', 'jq-wasm'],

@@ -5,7 +5,8 @@ import { addSecret, IO } from './io.js';
 import { MAX_TIMER_MS, processRuntime, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
 import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
-import { cacheDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { cacheDir, configDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
+import { checkConfigDir } from './config/trust.js';
 import { parseBaseUrl } from './config/url.js';
 import { resolveBaseUrl, resolveProfileName, type BaseUrlSource, type ProfileInputs } from './config/resolve.js';
 import { oneLine } from './output/sanitize.js';
@@ -153,7 +154,12 @@ export class Context {
   }
 
   state(): StateStore {
-    return (this.cachedState ??= new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env)));
+    if (!this.cachedState) {
+      // The marks there decide whether a token is sent: the directory must be the user's.
+      checkConfigDir(configDir(this.env));
+      this.cachedState = new StateStore(stateFile(this.env), rejectedFallbackDirs(this.env));
+    }
+    return this.cachedState;
   }
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */
@@ -217,7 +223,7 @@ export class Context {
   async httpWith(token: Token, o: { cache: boolean }): Promise<HttpClient> {
     const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
     const { HttpClient } = await import('./http/client.js');
-    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
+    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, this.clock.now) : undefined;
     return new HttpClient({
       baseUrl,
       token,
@@ -256,10 +262,15 @@ export class Context {
     return lastRate(this.state().path, token.fingerprint);
   }
 
-  /** After the command: save state, then the -R line. Never throws. */
-  async finish(): Promise<void> {
+  /**
+   * After the command: keep its cached answers if it `succeeded` (a failed run may have
+   * failed on one of them), save state, then the -R line. Never throws.
+   */
+  async finish(succeeded = false): Promise<void> {
     this.io.stopSpinners();
-    if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
+    const client = await this.cachedHttp?.catch(() => undefined);
+    if (succeeded) client?.options.cache?.commit();
+    await client?.close();
     if (this.opts.rateLimit) {
       const rate = await this.lastRate();
       const http = await this.cachedHttp?.catch(() => undefined);

@@ -203,12 +203,18 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
     where = `the file ${path}`;
   }
 
+  try {
+    await updateConfig(ctx.env, (conf) => {
+      conf.set(`profiles.${profile}.baseUrl`, baseUrl.href.replace(/\/$/, ''));
+      conf.set(`profiles.${profile}.storage`, storage);
+      conf.set(`profiles.${profile}.storedAt`, new Date().toISOString());
+    });
+  } catch (err) {
+    // A login that failed leaves no clear-text token behind that no profile points at.
+    if (storage === 'file' && previous !== 'file') files.deleteTokenFile(profile, ctx.env);
+    throw err;
+  }
   ctx.state().clearRejected(token.fingerprint);
-  await updateConfig(ctx.env, (conf) => {
-    conf.set(`profiles.${profile}.baseUrl`, baseUrl.href.replace(/\/$/, ''));
-    conf.set(`profiles.${profile}.storage`, storage);
-    conf.set(`profiles.${profile}.storedAt`, new Date().toISOString());
-  });
   ctx.reloadConfig();
 
   ctx.io.note(`Logged in to ${baseUrl.href.replace(/\/$/, '')} as profile "${profile}": token ${preview(value)} checked and stored in ${where}.`);
@@ -254,6 +260,8 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
   const src = ctx.baseUrlSource();
   let failure: unknown;
   let token: Token | undefined;
+  /** Requests the check sent (a resend after a dropped connection counts). */
+  let sent = 0;
   try {
     token = await ctx.resolveToken();
   } catch (err) {
@@ -276,8 +284,10 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
   if (o.check && token && !failure) {
     try {
       const http = await ctx.http();
-      (await http.request({ path: PROBE_PATH })).json();
+      // Fresh: a check answered from the cache would pass a token revoked since.
+      (await http.request({ path: PROBE_PATH, fresh: true })).json();
       report.check = 'accepted';
+      sent = http.requestCount;
     } catch (err) {
       failure = err;
       report.check = err instanceof AuthError ? 'rejected' : 'failed';
@@ -293,12 +303,12 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
     await printer.add([report]);
     await printer.end('single');
   } else {
-    ctx.io.out(formatStatus(report, (source) => storageLabel(source, report.profile, ctx.env)));
+    ctx.io.out(formatStatus(report, sent, (source) => storageLabel(source, report.profile, ctx.env)));
   }
   if (failure) throw failure;
 }
 
-function formatStatus(r: StatusReport, storageLabel: (source: TokenSource) => string): string {
+function formatStatus(r: StatusReport, sent: number, storageLabel: (source: TokenSource) => string): string {
   const lines: [string, string][] = [];
   lines.push(['Profile', `${r.profile} (${r.profileFrom})`]);
   lines.push(['Base URL', r.baseUrl ? `${r.baseUrl} (from ${r.baseUrlFrom})` : 'not set']);
@@ -313,7 +323,7 @@ function formatStatus(r: StatusReport, storageLabel: (source: TokenSource) => st
   if (r.tokenSource) {
     lines.push(['Rejected', r.rejectedAt ? `yes, on ${r.rejectedAt}: hostctl will not send this token again` : 'no']);
   }
-  if (r.check === 'accepted') lines.push(['Check', 'accepted by the API (1 request)']);
+  if (r.check === 'accepted') lines.push(['Check', `accepted by the API (${sent} ${sent === 1 ? 'request' : 'requests'})`]);
   else if (r.check === 'rejected') lines.push(['Check', 'rejected']);
   else if (r.check === 'failed') lines.push(['Check', 'failed (see below)']);
   else if (r.check === 'skipped') lines.push(['Check', 'skipped: no token']);

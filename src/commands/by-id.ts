@@ -68,6 +68,7 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
       const res = await http.request(req);
       // Lenient: a foreign next link is ignored here (only a walk fails on it).
       const { items, next } = pageOf(res.json(), res.headers, res.url, { strict: false });
+      res.keep();
       for (const item of items) {
         const id = publicIdOf(item);
         if (id !== undefined && wanted.has(id) && !found.has(id)) {

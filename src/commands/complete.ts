@@ -16,7 +16,7 @@ import { writeSync } from 'node:fs';
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js';
 import { stateFile } from '../config/paths.js';
-import { StateStore } from '../config/state.js';
+import { MAX_STATE_BYTES, StateStore } from '../config/state.js';
 import { resolveBaseUrl, type ProfileInputs } from '../config/resolve.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
@@ -399,8 +399,16 @@ class Sources {
     private readonly values: Map<string, string>,
   ) {}
 
+  /** Tab never prints an error into the prompt: a config hostctl refuses offers nothing from it. */
   private readConfig(): ConfigData {
-    return (this.config ??= readConfig(this.env));
+    if (!this.config) {
+      try {
+        this.config = readConfig(this.env);
+      } catch {
+        this.config = { profiles: {} };
+      }
+    }
+    return this.config;
   }
 
   /** What Context resolves the profile and the base URL from, read off the line being completed. */
@@ -419,7 +427,8 @@ class Sources {
   private store?: StateStore;
 
   private state(): StateStore {
-    return (this.store ??= new StateStore(stateFile(this.env)));
+    // A file larger than hostctl writes is skipped: Tab must answer at once.
+    return (this.store ??= new StateStore(stateFile(this.env), [], MAX_STATE_BYTES));
   }
 
   /**

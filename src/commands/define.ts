@@ -47,10 +47,12 @@ export function withContext<A extends unknown[], O>(
   return async (...params) => {
     const cmd = params[params.length - 1] as CommandUnknownOpts;
     const ctx = new Context(cmd.optsWithGlobals() as GlobalOptions, runtimeOf(cmd));
+    let succeeded = false;
     try {
       await run(ctx, params.slice(0, -2) as A, params[params.length - 2] as O);
+      succeeded = true;
     } finally {
-      await ctx.finish();
+      await ctx.finish(succeeded);
     }
   };
 }

@@ -69,7 +69,8 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
     try {
       // Its body is not needed, only the X-RateLimit headers every response carries.
       // Unpaced: the point is to learn the state, which the stored one may have wrong.
-      const res = await http.request({ path: PROBE_PATH, unpaced: true });
+      // Fresh: an answer from the cache carries no rate headers, nor today's state.
+      const res = await http.request({ path: PROBE_PATH, unpaced: true, fresh: true });
       const { hasRateHeaders, parseRateHeaders } = await import('../http/ratelimit.js');
       if (!hasRateHeaders(parseRateHeaders(res.headers, ctx.clock.now()))) {
         throw new ApiError(

@@ -1,14 +1,21 @@
 // The state file: the rejected-token marks, keyed by token fingerprint (never the token),
-// and the public IDs, names and fields seen, for completion. Losing it loses nothing that
-// matters, so a damaged file is treated as empty. The rate state is not here but in the
+// and the public IDs, names and fields seen, for completion. The marks are what keeps a
+// rejected token from being sent again, so a state file that exists but cannot be read
+// (root's, after `sudo -E hostctl …`; damaged) fails closed: no token is sent that may be
+// marked in it (rejected() throws), and the file is never replaced. What the API says is
+// bounded here, on the way in and out: IDs of the plain shape and length, so many per
+// resource and base URL, names cut, and the whole file at most MAX_STATE_BYTES whatever
+// the server sends. The rate state is not here but in the
 // token's budget file (src/http/budget.ts), written with the budget on every answer; a
 // `rateLimits` left by an older hostctl is ignored and dropped at the next write.
 
-import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AuthError, HostctlError } from '../errors.js';
 import { readJsonFile, withLockSync, writeFileAtomic, type LockPolicy } from './atomic.js';
 import { finiteNumber, isRecord, stringList } from '../json/narrow.js';
 import { baseUrlKey } from './url.js';
+import { shellQuote } from './trust.js';
 
 export interface RejectedMark {
   at: number;
@@ -35,8 +42,65 @@ export const MAX_NAMES = 5000;
 /** How many field names per resource and base URL are kept. */
 export const MAX_FIELDS = 200;
 
-/** State is optional: a save that cannot have the lock within 2 s writes without it. */
-const STATE_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
+/** An ID worth remembering: the plain shape of public IDs, and a sane length. */
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** A name is cut to this many characters (completion shows it as a description). */
+export const MAX_NAME_CHARS = 200;
+/** A field name longer than this is not remembered. */
+const MAX_FIELD_CHARS = 100;
+/** The state file is never written larger than this; the lists are cut until it fits. */
+export const MAX_STATE_BYTES = 1024 * 1024;
+
+/**
+ * No save writes without the lock: it waits past the age at which a lock left by a killed
+ * process counts as stale (5 s), and then gives up (save() returns false; a rejected mark
+ * then goes to a fallback place).
+ */
+const STATE_LOCK: LockPolicy = {
+  staleMs: 5_000,
+  waitMs: 6_000,
+  unavailable: (lock) => new HostctlError(`The state lock ${lock} stays held.`),
+};
+
+/** What reading the state file found: its data, or why it could not be read. */
+interface StateRead {
+  data: StateData;
+  /** Set when the file exists but could not be read or parsed. */
+  problem?: string;
+  /** Bytes of the file (0 when missing). */
+  bytes: number;
+}
+
+/** Reads the state file; a missing one is empty, one that exists but cannot be read says why. */
+function readState(path: string, maxBytes = Infinity): StateRead {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { data: normalize(undefined), bytes: 0 };
+    return { data: normalize(undefined), bytes: 0, problem: code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? 'unreadable') };
+  }
+  try {
+    const bytes = fstatSync(fd).size;
+    // A reader that only wants IDs (completion) skips a file no hostctl would write.
+    if (bytes > maxBytes) return { data: normalize(undefined), bytes };
+    const text = readFileSync(fd, 'utf8');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return { data: normalize(undefined), bytes, problem: 'it is not valid JSON' };
+    }
+    if (!isRecord(raw)) return { data: normalize(undefined), bytes, problem: 'it is not a JSON object' };
+    return { data: normalize(raw), bytes };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { data: normalize(undefined), bytes: 0, problem: code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable') };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The file a rejected mark falls back to, in each of the fallback directories. */
 const FALLBACK_FILE = 'rejected.json';
@@ -69,23 +133,46 @@ export class StateStore {
   private fallbackMarks?: Record<string, RejectedMark>;
   /** Fingerprints whose rejected mark could be written nowhere. */
   private readonly unrecorded = new Set<string>();
+  /** Why the file could not be read, when it exists and could not. */
+  private problem?: string;
 
   /**
    * `fallbackDirs`: where a rejected mark goes (and is read from) when `path` cannot be
-   * written; see rejectedFallbackDirs.
+   * written; see rejectedFallbackDirs. `maxReadBytes`: a larger file is read as empty
+   * (for completion, which must answer at once whatever the file holds).
    */
   constructor(
     readonly path: string,
     private readonly fallbackDirs: readonly string[] = [],
+    private readonly maxReadBytes = Infinity,
   ) {}
 
   private load(): StateData {
-    if (!this.data) this.data = normalize(readJsonFile(this.path));
+    if (!this.data) {
+      const read = readState(this.path, this.maxReadBytes);
+      this.data = read.data;
+      this.problem = read.problem;
+      // A file larger than hostctl writes now (an older one's) is rewritten within bounds.
+      if (read.problem === undefined && read.bytes > MAX_STATE_BYTES) this.dirty.add(() => undefined);
+    }
     return this.data;
   }
 
+  /**
+   * The mark of a token the API rejected. When the state file exists but cannot be read,
+   * any token may be marked in it: unless a fallback place marks it, this throws (exit 4)
+   * rather than let the token be sent.
+   */
   rejected(fingerprint: string): RejectedMark | undefined {
-    return this.load().rejected[fingerprint] ?? this.loadFallbackMarks()[fingerprint];
+    const mark = this.load().rejected[fingerprint] ?? this.loadFallbackMarks()[fingerprint];
+    if (mark || this.problem === undefined) return mark;
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    throw new AuthError(
+      `hostctl cannot read its state file ${this.path} (${this.problem}), which records the tokens the API rejected, so it will not send a token that may be one of them.`,
+      this.problem === 'permission denied' && uid !== undefined
+        ? `Give the file back to yourself (it was likely written by "sudo -E hostctl"): sudo chown ${uid} ${shellQuote(this.path)}`
+        : `Move it away (mv ${shellQuote(this.path)} ${shellQuote(`${this.path}.damaged`)}); hostctl then forgets which tokens were rejected, so check yours with "hostctl auth status --check" once.`,
+    );
   }
 
   /** False when the mark for `fingerprint` could not be written anywhere. */
@@ -235,10 +322,14 @@ export class StateStore {
     if (this.dirty.size === 0) return true;
     try {
       withLockSync(`${this.path}.lock`, STATE_LOCK, () => {
-        const fresh = normalize(readJsonFile(this.path));
+        const read = readState(this.path);
+        // Never replace a file that could not be read: it may hold rejected marks.
+        if (read.problem !== undefined) throw new HostctlError(`The state file cannot be read (${read.problem}).`);
+        const fresh = read.data;
         for (const apply of this.dirty) apply(this.load(), fresh);
-        writeFileAtomic(this.path, `${JSON.stringify(fresh)}\n`);
-        this.data = fresh;
+        const bounded = bound(fresh);
+        writeFileAtomic(this.path, `${JSON.stringify(bounded)}\n`);
+        this.data = bounded;
         this.dirty.clear();
       });
       return true;
@@ -258,31 +349,57 @@ function normalize(raw: unknown): StateData {
       if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: finiteNumber(v.status) ?? 401 };
     }
   }
-  d.ids = stringLists(raw.ids, MAX_IDS);
-  d.fields = stringLists(raw.fields, MAX_FIELDS);
+  d.ids = stringLists(raw.ids, MAX_IDS, (id) => PLAIN_ID.test(id));
+  d.fields = stringLists(raw.fields, MAX_FIELDS, (f) => f.length > 0 && f.length <= MAX_FIELD_CHARS);
   if (isRecord(raw.names)) {
     for (const [base, byId] of Object.entries(raw.names)) {
       if (!isRecord(byId)) continue;
       const out: Record<string, string> = {};
-      for (const [id, name] of Object.entries(byId)) if (typeof name === 'string') out[id] = name;
-      d.names[base] = out;
+      for (const [id, name] of Object.entries(byId)) if (typeof name === 'string' && PLAIN_ID.test(id)) out[id] = name.slice(0, MAX_NAME_CHARS);
+      d.names[base] = Object.fromEntries(Object.entries(out).slice(-MAX_NAMES));
     }
   }
   return d;
 }
 
-/** key -> resource -> strings, anything else dropped. */
-function stringLists(raw: unknown, max: number): Record<string, Record<string, string[]>> {
+/** key -> resource -> strings that pass `keep`, anything else dropped. */
+function stringLists(raw: unknown, max: number, keep: (s: string) => boolean): Record<string, Record<string, string[]>> {
   const d: Record<string, Record<string, string[]>> = {};
   if (!isRecord(raw)) return d;
   for (const [key, byRes] of Object.entries(raw)) {
     if (!isRecord(byRes)) continue;
     const out: Record<string, string[]> = {};
     for (const [res, list] of Object.entries(byRes)) {
-      if (Array.isArray(list)) out[res] = stringList(list).slice(0, max);
+      if (Array.isArray(list)) out[res] = stringList(list).filter(keep).slice(0, max);
     }
     d[key] = out;
   }
   return d;
 }
 
+/**
+ * The state as it may be written: each entry within its bounds (normalize), and the whole
+ * within MAX_STATE_BYTES, cutting every list (oldest first) until it fits. The rejected
+ * marks are never cut.
+ */
+function bound(d: StateData): StateData {
+  let out = normalize(d);
+  let keep = 1;
+  while (Buffer.byteLength(JSON.stringify(out)) + 1 > MAX_STATE_BYTES && keep > 0.001) {
+    keep /= 2;
+    out = cut(out, keep);
+  }
+  return out;
+}
+
+function cut(d: StateData, share: number): StateData {
+  const lists = (byKey: Record<string, Record<string, string[]>>) =>
+    Object.fromEntries(Object.entries(byKey).map(([k, byRes]) => [k, Object.fromEntries(Object.entries(byRes).map(([r, l]) => [r, l.slice(0, Math.floor(l.length * share))]))]));
+  const names = Object.fromEntries(
+    Object.entries(d.names).map(([base, byId]) => {
+      const entries = Object.entries(byId);
+      return [base, Object.fromEntries(entries.slice(entries.length - Math.floor(entries.length * share)))];
+    }),
+  );
+  return { rejected: d.rejected, ids: lists(d.ids), names, fields: lists(d.fields) };
+}

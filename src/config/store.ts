@@ -1,20 +1,22 @@
-// Writing the config: the valid keys and values, and changes made through `conf` under a
-// lock. conf itself reads, changes and rewrites the whole file (atomically, but without
-// a lock), so two processes saving at once would each write back the file as they read
-// it and one change would be lost. Every change here runs read-modify-write inside a
-// lock held by one process at a time. Reads do not lock: config.ts reads the same file
-// as plain JSON, and the atomic rename means a reader sees the old or the new file.
+// Writing the config: the valid keys and values, and changes made under a lock. Every
+// change is a read-modify-write of the whole file inside a lock held by one process at a
+// time (45 writers at once lose nothing), written by the atomic writer (atomic.ts): a
+// reader sees the old or the new file, never half, and a full disk leaves the old one.
+// Reads do not lock: config.ts reads the same file as plain JSON.
 //
-// conf is imported only here, only when writing: it brings ajv and friends, which the
-// read path (every command) must not load.
+// (conf, which wrote it before, wrote in place when SNAP was set and followed symbolic
+// links; the file keeps conf's format: tab-indented JSON.)
 
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
+import { isRecord } from '../json/narrow.js';
 import { parseBaseUrl } from './url.js';
 import { parseDuration } from './duration.js';
-import { withLock, writeError, type LockPolicy } from './atomic.js';
-import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
+import { withLock, writeError, writeFileAtomic, type LockPolicy } from './atomic.js';
+import { checkProfileName, OUTPUT_FORMATS, parseConfig, readConfigText, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
+import { checkConfigDir, shellQuote } from './trust.js';
 
 export { checkProfileName } from './config.js';
 
@@ -95,7 +97,7 @@ const CONFIG_LOCK: LockPolicy = {
     ),
 };
 
-/** The part of conf's API used here. */
+/** The operations on the config a change uses: dotted keys, as conf had them. */
 export interface ConfStore {
   get(key: string): unknown;
   set(key: string, value: unknown): void;
@@ -104,43 +106,84 @@ export interface ConfStore {
   readonly store: Record<string, unknown>;
 }
 
+/** The config as an object, changed in memory; profile names have no dots (checkProfileName). */
+class ConfigDocument implements ConfStore {
+  constructor(readonly store: Record<string, unknown>) {}
+
+  private parent(key: string, make: boolean): [Record<string, unknown> | undefined, string] {
+    const parts = key.split('.');
+    const last = parts.pop() ?? key;
+    let at: Record<string, unknown> | undefined = this.store;
+    for (const part of parts) {
+      const next: unknown = at[part];
+      if (isRecord(next)) at = next;
+      else if (make) at = at[part] = {};
+      else return [undefined, last];
+    }
+    return [at, last];
+  }
+
+  get(key: string): unknown {
+    const [at, last] = this.parent(key, false);
+    return at?.[last];
+  }
+
+  set(key: string, value: unknown): void {
+    const [at, last] = this.parent(key, true);
+    if (at) at[last] = value;
+  }
+
+  delete(key: string): void {
+    const [at, last] = this.parent(key, false);
+    if (at) delete at[last];
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+}
+
 /**
- * Runs `change` on the config under the lock and returns the config as written. The conf
- * instance is made inside the lock, and conf reads the file on each access, so `change`
- * always starts from what the last writer left.
+ * Runs `change` on the config under the lock and returns the config as written. The file
+ * is read inside the lock, so `change` always starts from what the last writer left. A
+ * config that cannot be read is never replaced (readConfigText, parseConfig throw), and
+ * the new one is written by the atomic writer whatever the environment (conf wrote in
+ * place when SNAP was set, and through a symbolic link).
  */
 export async function updateConfig(env: NodeJS.ProcessEnv, change: (conf: ConfStore) => void): Promise<ConfigData> {
-  const { default: Conf } = await import('conf');
   const dir = configDir(env);
+  const file = configFile(env);
+  checkConfigDir(dir);
   try {
-    return await lockedUpdate(env, dir, Conf, change);
+    return await withLock(join(dir, 'config.json.lock'), CONFIG_LOCK, () => {
+      refuseLink(file);
+      const text = readConfigText(file);
+      if (text !== undefined) parseConfig(text, file);
+      const doc = new ConfigDocument(text === undefined ? {} : (JSON.parse(text) as Record<string, unknown>));
+      change(doc);
+      const written = parseConfig(JSON.stringify(doc.store), file);
+      writeFileAtomic(file, `${JSON.stringify(doc.store, undefined, '\t')}\n`, 0o600);
+      return written;
+    });
   } catch (err) {
     throw writeError(err, dir, 'the config');
   }
 }
 
-async function lockedUpdate(env: NodeJS.ProcessEnv, dir: string, Conf: typeof import('conf').default, change: (conf: ConfStore) => void): Promise<ConfigData> {
-  return withLock(join(dir, 'config.json.lock'), CONFIG_LOCK, () => {
-    try {
-      const conf = new Conf<Record<string, unknown>>({
-        projectName: 'hostctl',
-        projectSuffix: '',
-        cwd: dir,
-        configName: 'config',
-        configFileMode: 0o600,
-        // A damaged file is reported, never silently replaced by an empty one: it holds
-        // the user's profiles.
-        clearInvalidConfig: false,
-      });
-      change(conf);
-      return normalizeConfig(conf.store);
-    } catch (err) {
-      if (err instanceof SyntaxError) {
-        throw new HostctlError(`The config file ${configFile(env)} is not valid JSON (${err.message}).`, 'Fix it by hand, or move it away to start afresh.');
-      }
-      throw err;
-    }
-  });
+/** hostctl replaces config.json by renaming a new file over it, and never writes through a link. */
+function refuseLink(file: string): void {
+  let link = false;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch {
+    return;
+  }
+  if (link) {
+    throw new UsageError(
+      `Refusing to write the config file ${file}: it is a symbolic link, and hostctl does not write through links in its config directory.`,
+      `Replace the link with the file itself, e.g. cp --remove-destination "$(readlink -f ${shellQuote(file)})" ${shellQuote(file)}`,
+    );
+  }
 }
 
 /** Removes a profile object that has no settings left, so `config list` stays tidy. */

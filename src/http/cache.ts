@@ -3,7 +3,12 @@
 // successful reads are kept, never errors. Two parts:
 // - a layer of the request path: a GET answered within DURATION is served from disk and
 //   sends nothing; an older one that carried validators (ETag, Last-Modified) is
-//   revalidated, and a 304 serves the stored body;
+//   revalidated, and a 304 serves the stored body. A 200 is only a candidate: hostctl may
+//   still reject it (an HTML page, JSON that does not parse, an object where a list
+//   belongs), and a rejected answer replayed from disk would outlive the server's
+//   recovery. So an answer is kept once it was used: by its response's keep() (a page
+//   walk calls it for each page it accepted, so memory stays flat), else by commit(),
+//   which the run calls once its command succeeded; a failed run keeps no other;
 // - the objects of cached lists, by public ID, so that `get` of IDs a list has shown
 //   sends no request (only the unseen ones are fetched).
 // A damaged or unreadable cache is a miss; a cache that cannot be written is skipped.
@@ -42,13 +47,15 @@ export class ResponseCache {
   private readonly dir: string;
   /** Answers and objects served without a request, for -R. */
   hits = 0;
+  /** The answers of this run, by file, kept by commit() (see above). */
+  private readonly pending = new Map<string, () => void>();
 
   constructor(
     root: string,
     baseUrl: URL,
     fingerprint: string,
     readonly maxAgeMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {
     // The scope names neither the URL nor the token: a digest of both.
     this.dir = join(root, sha(`${baseUrl.href}\n${fingerprint}`).slice(0, 32));
@@ -95,22 +102,42 @@ export class ResponseCache {
       if (stored?.headers['last-modified']) headers['if-modified-since'] = stored.headers['last-modified'];
       const answer = await next({ ...x, headers });
       if (answer.status === 304 && stored) {
-        this.write(path, { ...stored, storedAt: this.now() });
+        const storedAt = this.now();
+        const keep = this.defer(path, () => this.write(path, { ...stored, storedAt }));
         // The 304's own headers (rate limit, a new ETag) win over the stored ones.
-        return { status: 200, headers: { ...stored.headers, ...answer.headers }, text: stored.text };
+        return { status: 200, headers: { ...stored.headers, ...answer.headers }, text: stored.text, keep };
       }
-      if (answer.status === 200) this.store(path, x.url, answer);
+      if (answer.status === 200) {
+        const storedAt = this.now();
+        return { ...answer, keep: this.defer(path, () => this.store(path, x.url, answer, storedAt)) };
+      }
       return answer;
     };
   }
 
-  private store(path: string, url: URL, answer: Answer): void {
+  /** Holds a write until the answer is used: returns what keeps it now (ApiResponse.keep). */
+  private defer(path: string, write: () => void): () => void {
+    this.pending.set(path, write);
+    return () => {
+      if (this.pending.get(path) !== write) return;
+      this.pending.delete(path);
+      write();
+    };
+  }
+
+  /** Keeps the answers of this run not kept yet: called when its command has succeeded. */
+  commit(): void {
+    for (const write of this.pending.values()) write();
+    this.pending.clear();
+  }
+
+  private store(path: string, url: URL, answer: Answer, storedAt: number): void {
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const v = answer.headers[name];
       if (v !== undefined) headers[name] = v;
     }
-    this.write(path, { url: url.href, storedAt: this.now(), status: 200, headers, text: answer.text } satisfies StoredAnswer);
+    this.write(path, { url: url.href, storedAt, status: 200, headers, text: answer.text } satisfies StoredAnswer);
   }
 
   /** The objects of `collection` seen within the max age, as JSON text by public ID. */

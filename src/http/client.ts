@@ -84,6 +84,11 @@ export interface ApiResponse {
   text: string;
   /** The body as JSON; throws ApiError for an empty, invalid or non-JSON body. */
   json(): unknown;
+  /**
+   * With --cache: keeps this answer now that the caller has used it successfully. An
+   * answer not kept so is kept when the command succeeds (ResponseCache.commit).
+   */
+  keep(): void;
 }
 
 /** `key=value` pairs appended to a URL's query; keys keep [] raw, as the API document writes them. */
@@ -259,6 +264,7 @@ function makeResponse(res: Answer, method: string, url: URL): ApiResponse {
     headers: res.headers,
     url,
     text: res.text,
+    keep: () => res.keep?.(),
     json(): unknown {
       if (parsed) return parsed.value;
       const type = res.headers['content-type'];

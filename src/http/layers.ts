@@ -24,6 +24,8 @@ export interface Answer {
   /** Set by the redirect layer: the hop that answered, when the answer passed through it. */
   url?: URL;
   method?: string;
+  /** Set by the cache layer: keeps the answer, once the caller has used it (cache.ts). */
+  keep?: () => void;
 }
 
 export type Send = (x: Exchange) => Promise<Answer>;

@@ -197,6 +197,8 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
     const body = res.json();
     // Only --all needs every page: elsewhere a next link that cannot be followed is ignored.
     const { items, next } = pageOf(body, res.headers, res.url, { strict: opts.all === true });
+    // A page of the shape a list has: the cache may keep it.
+    res.keep();
     pages++;
 
     const numbered = !linked && next === undefined && Array.isArray(body);

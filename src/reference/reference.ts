@@ -25,7 +25,8 @@ export async function fetchReference(ctx: Context, now: number): Promise<KeptRef
   const spinner = await ctx.io.spinner('Fetching the API reference…');
   let res;
   try {
-    res = await http.request({ path: '/docs' });
+    // Fresh: hostctl keeps the reference itself (a day), and asks only for a new copy.
+    res = await http.request({ path: '/docs', fresh: true });
   } catch (err) {
     // The base URL answers, but has no reference: say what that means for operation names.
     if (err instanceof NotFoundError) {

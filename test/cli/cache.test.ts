@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, VirtualClock, type Sandbox } from '../support/inproc.js';
 import { startAlt, type PlatformServer } from '../support/inproc.js';
-import { NO_PROXY_ENV, startHostile } from '../support/hostile-server.js';
+import { answer, behaviours, firstThen, NO_PROXY_ENV, startHostile, type Behaviour } from '../support/hostile-server.js';
 
 let sandbox: Sandbox;
 let config: { path: string; cleanup(): void };
@@ -79,7 +79,8 @@ describe('--cache', () => {
 
   it('a stale entry is revalidated with If-None-Match, and the 304 serves the stored body', async () => {
     const a = await hostctl(['apps', 'list', '--json', '--cache', '10m']);
-    // --cache 0.001 (1 ms): the entry is stale at once.
+    // --cache 0.001 (1 ms), and 2 ms of the run's clock later: the entry is stale.
+    await sandbox.clock.sleep(2);
     const b = await hostctl(['apps', 'list', '--json', '--cache', '0.001']);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toBe(a.stdout);
@@ -118,6 +119,82 @@ describe('--cache', () => {
     const r = await hostctl(['apps', 'wait', apps[0]!.publicId, '--for', `publicId=${apps[0]!.publicId}`, '--cache', '10m']);
     expect(r.code, r.stderr).toBe(0);
     expect(await requests()).toHaveLength(before + 1);
+  });
+});
+
+describe('--cache keeps only answers the run used successfully', () => {
+  // Each a 200 that hostctl itself rejects; the server then recovers (behaviours.ok).
+  const rejected: [string, Behaviour][] = [
+    ['an HTML page', answer(200, { 'content-type': 'text/html; charset=utf-8' }, '<!DOCTYPE html><html><body>Down for maintenance</body></html>')],
+    ['invalid JSON', behaviours.invalidJson],
+    ['truncated JSON', behaviours.truncatedJson],
+    ['an empty body', behaviours.empty200],
+    ['an object where a list belongs', answer(200, { 'content-type': 'application/json' }, '{"publicId":"ap-hostile001","name":"not a list"}')],
+  ];
+  for (const [what, bad] of rejected) {
+    it(`${what} is not replayed after the server recovered`, async () => {
+      const server = await startHostile(firstThen(bad, behaviours.ok));
+      try {
+        const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000002', HOSTCTL_CONFIG_DIR: config.path };
+        const first = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
+        expect(first.code, first.stderr).not.toBe(0);
+        const second = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stdout).toContain('ap-hostile001');
+        expect(server.seen).toHaveLength(2);
+        // The good answer is kept: a third run is served from disk.
+        expect((await runCli(['apps', 'list', '--json', '--cache', '10m'], { env })).code).toBe(0);
+        expect(server.seen).toHaveLength(2);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
+
+describe('a request that asks the server now never comes from the cache', () => {
+  it('auth status --check on a token revoked since sends its request and says rejected', async () => {
+    const token = await sandboxAdmin(sandbox).newToken('cache-check-revoked');
+    const env = { HOSTCTL_TOKEN: token, HOSTCTL_CACHE: '10m' };
+    const ok = await hostctl(['auth', 'status', '--check', '-R'], env);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/^Check: +accepted by the API \(1 request\)$/m);
+    expect(ok.stderr).toMatch(/this command: 1 request\b/);
+    await sandboxAdmin(sandbox).revoke('cache-check-revoked');
+    const after = await hostctl(['auth', 'status', '--check'], env);
+    expect(after.code).toBe(4);
+    expect(after.stdout).toMatch(/^Check: +rejected$/m);
+    expect(await requests()).toHaveLength(2);
+  });
+
+  it('rate-limit --refresh asks the API even when the same path was just cached', async () => {
+    expect((await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' })).code).toBe(0);
+    const r = await hostctl(['rate-limit', '--refresh', '--json'], { HOSTCTL_CACHE: '10m' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ limit: expect.any(Number) });
+    expect(await requests()).toHaveLength(2);
+  });
+
+  it('docs --refresh fetches the reference each time', async () => {
+    for (let i = 0; i < 2; i++) expect((await hostctl(['docs', '--refresh'], { HOSTCTL_CACHE: '10m' })).code).toBe(0);
+    expect((await requests()).filter((r) => r.path.endsWith('/docs'))).toHaveLength(2);
+  });
+});
+
+describe('--cache reads the run\'s clock', () => {
+  it('an entry is fresh up to the duration and revalidated just after it', async () => {
+    // hostctl's own clock, not the sandbox's: only the cache's notion of age moves.
+    const clock = new VirtualClock(Date.now());
+    const run = () => runCli(['apps', 'list', '--json', '--cache', '60s'], { clock, env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path } });
+    expect((await run()).code).toBe(0);
+    expect(clock.sleeps).toEqual([]);
+    await clock.sleep(60_000);
+    expect((await run()).code).toBe(0);
+    expect(await requests()).toHaveLength(1);
+    await clock.sleep(1);
+    const late = await run();
+    expect(late.code, late.stderr).toBe(0);
+    expect((await requests()).map((r) => r.status)).toEqual([200, 304]);
   });
 });
 

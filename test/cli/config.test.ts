@@ -108,7 +108,7 @@ describe('config commands', () => {
   it('a damaged config file is reported, not silently replaced', async () => {
     writeFileSync(join(config.path, 'config.json'), '{"profiles": {"default": ');
     const r = await hostctl(['config', 'set', 'profiles.default.output', 'json']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/not valid JSON/);
     expect(readFileSync(join(config.path, 'config.json'), 'utf8')).toBe('{"profiles": {"default": ');
   });
