@@ -35,7 +35,7 @@ export class Context {
     this.opts = opts;
     this.env = rt.env;
     this.clock = rt.clock;
-    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color });
+    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.json === true || opts.output === 'json' || opts.output === 'ndjson' });
   }
 
   config(): ConfigData {

@@ -161,6 +161,8 @@ export interface IOOptions {
   quiet?: boolean;
   /** commander's `--no-color` gives color: false. */
   color?: boolean;
+  /** --json or -o json|ndjson: warnings are JSON lines too. */
+  json?: boolean;
 }
 
 export class IO {
@@ -174,6 +176,8 @@ export class IO {
   readonly color: boolean;
   /** Colour on stderr (errors, warnings). */
   readonly colorErr: boolean;
+  /** Warnings as JSON lines (--json, -o json|ndjson). */
+  readonly json: boolean;
   private readonly env: NodeJS.ProcessEnv;
   private readonly stdinSource?: () => InStream;
   private ora?: { text: string; stop(): unknown };
@@ -188,6 +192,7 @@ export class IO {
     this.stdoutIsTTY = this.stdout.isTTY === true;
     this.stderrIsTTY = this.stderr.isTTY === true;
     this.quiet = opts.quiet === true;
+    this.json = opts.json === true;
     // The contract: no colour with -q either.
     const wanted = this.quiet ? false : colorWanted(this.env, opts.color);
     this.color = wanted ?? this.stdoutIsTTY;
@@ -226,6 +231,11 @@ export class IO {
 
   /** A warning on stderr; shown even with -q, because it is about safety. */
   warn(text: string): void {
+    if (this.json) {
+      // Scrubbed before escaping: a secret escaped inside JSON would not be found by the sink.
+      this.stderr.write(`${JSON.stringify({ warning: { message: scrubSecrets(text) } })}\n`);
+      return;
+    }
     // The one prefix of every message hostctl writes, then what kind it is.
     this.stderr.write(`hostctl: ${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
   }
