@@ -170,6 +170,7 @@ export function jsonLine(value: unknown): string {
 export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr, json = false): number {
   // Through the one sink, like every other byte: an error built anywhere is cleaned here.
   const stderr = guarded(to);
+  if (err instanceof HostctlError && err.exitCode === ExitCode.Ok) return ExitCode.Ok;
   if (json) {
     if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return ExitCode.Ok;
     const usage = 'Run "hostctl --help" (or "hostctl <command> --help") for usage.';

@@ -207,8 +207,28 @@ export class Context {
     return (this.cachedHttp ??= (async () => {
       // Every setting is checked before the token is looked up, as before.
       this.clientSettings();
+      if (this.opts.dryRun === true) return this.httpWith(await this.dryRunToken(), { cache: false });
       return this.httpWith(await this.token(), { cache: true });
     })());
+  }
+
+  /**
+   * The token a dry run shows (masked): as token() finds it, but neither a missing token
+   * nor a rejected mark stops it, since nothing is sent; each is said on stderr instead.
+   */
+  private async dryRunToken(): Promise<Token> {
+    this.checkProfileExists();
+    let token: Token;
+    try {
+      token = await this.resolveToken();
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      this.io.warn(`dry run without a token: ${err.message} A real run would stop here (exit 4).`);
+      return { value: '', source: 'env', fingerprint: 'none' };
+    }
+    const mark = this.state().rejected(token.fingerprint);
+    if (mark) this.io.warn(`the API rejected this token on ${new Date(mark.at).toISOString()}: a real run would not send it, and would stop here (exit 4).`);
+    return token;
   }
 
   /**
@@ -234,6 +254,7 @@ export class Context {
       env: this.env,
       clock: this.clock,
       interactive,
+      dryRun: this.opts.dryRun === true,
     });
   }
 

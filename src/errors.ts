@@ -101,6 +101,18 @@ export class InterruptedError extends HostctlError {
   override readonly exitCode = ExitCode.Interrupted;
 }
 
+/**
+ * The command has done what was asked and ends early, successfully: --dry-run after the
+ * first request it printed. Not a failure: nothing is reported, exit 0.
+ */
+export class StopHere extends HostctlError {
+  override readonly exitCode = ExitCode.Ok;
+
+  constructor() {
+    super('');
+  }
+}
+
 /** The machine-readable name of each exit code (the contract's list): one per code. */
 export const ERROR_CODES = {
   [ExitCode.Error]: 'api',
