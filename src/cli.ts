@@ -23,6 +23,7 @@ import { completionCommand } from './commands/completion.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { versionCommand } from './commands/version.js';
 import { helpCommand } from './commands/help.js';
+import { commandsCommand } from './commands/commands.js';
 
 interface Branch {
   /** The words that pick it: a command's name and its aliases. */
@@ -44,12 +45,13 @@ const BRANCHES: readonly Branch[] = [
   named('completion', completionCommand),
   named('sandbox', sandboxCommand),
   named('version', versionCommand),
+  named('commands', commandsCommand),
   named('help', helpCommand),
 ];
 
 /**
  * The branches these words name, or all of them when they name none (`hostctl --help`,
- * a typo that wants suggestions) or name `help` (which lists and walks every command). A
+ * a typo that wants suggestions) or name `help` or `commands` (which list and walk every command). A
  * flag's value that happens to be a command's name only builds one branch more.
  */
 function branchesFor(words: readonly string[] | undefined): readonly Branch[] {
@@ -57,7 +59,7 @@ function branchesFor(words: readonly string[] | undefined): readonly Branch[] {
   const end = words.indexOf('--');
   const given = new Set(end === -1 ? words : words.slice(0, end));
   const picked = BRANCHES.filter((b) => b.names.some((n) => given.has(n)));
-  return picked.length === 0 || picked.some((b) => b.names[0] === 'help') ? BRANCHES : picked;
+  return picked.length === 0 || picked.some((b) => b.names[0] === 'help' || b.names[0] === 'commands') ? BRANCHES : picked;
 }
 
 /**

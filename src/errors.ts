@@ -152,8 +152,7 @@ export function errorData(err: unknown): ErrorData {
     return { code: 'api', message: `unexpected error: ${err instanceof Error ? err.message : String(err)}`, exit: ExitCode.Error };
   }
   const exit = err.exitCode === ExitCode.Ok ? ExitCode.Error : err.exitCode;
-  const data: ErrorData = { code: ERROR_CODES[exit], message: err.message, exit };
-  if (err.hint) data.hint = err.hint;
+  const data: ErrorData = { code: ERROR_CODES[exit], message: err.message, ...(err.hint ? { hint: err.hint } : {}), exit };
   if (err instanceof RateLimitError && err.retryAfter !== undefined) data.retryAfter = err.retryAfter;
   if (err instanceof NotFoundError && err.ids) data.ids = [...err.ids];
   if (err instanceof ApiError && err.status !== undefined) data.status = err.status;
