@@ -111,8 +111,6 @@ const SEPARATE = {
   'string-width': ['string-width', 'string-width'],
   'jq-wasm': ['jq-wasm', 'jq-wasm'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
-  // `hostctl commands` reads the sandbox's own flags: the same chunk, by its other path.
-  '../sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
   // `hostctl help <topic>`: the topics' texts, which no other command reads.
   '../help/run.js': ['help', './src/help/run.ts'],
 };

@@ -45,7 +45,13 @@ const BRANCHES: readonly Branch[] = [
   named('completion', completionCommand),
   named('sandbox', sandboxCommand),
   named('version', versionCommand),
-  named('commands', commandsCommand),
+  named('commands', () =>
+    commandsCommand(async () => {
+      const { sandboxProgram, SANDBOX_EXAMPLES } = await import('./sandbox/main.js');
+      // The same class at run time; only its typings (commander's own) differ.
+      return { program: sandboxProgram() as unknown as CommandUnknownOpts, examples: SANDBOX_EXAMPLES };
+    }),
+  ),
   named('help', helpCommand),
 ];
 
