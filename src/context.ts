@@ -35,7 +35,15 @@ export class Context {
     this.opts = opts;
     this.env = rt.env;
     this.clock = rt.clock;
-    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.json === true || opts.output === 'json' || opts.output === 'ndjson' });
+    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.json === true || opts.output === 'json' || opts.output === 'ndjson', accessible: () => this.accessible() });
+  }
+
+  /** HOSTCTL_ACCESSIBLE (1 or 0), else the config's `accessible`. */
+  accessible(): boolean {
+    const set = this.env.HOSTCTL_ACCESSIBLE;
+    if (set === '1' || set === '0') return set === '1';
+    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_ACCESSIBLE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_ACCESSIBLE=1 for accessible output, or unset it.');
+    return this.config().accessible === true;
   }
 
   config(): ConfigData {

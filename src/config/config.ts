@@ -36,6 +36,8 @@ export interface ProfileConfig {
 
 export interface ConfigData {
   defaultProfile?: string;
+  /** No animation, no in-place redraws, nothing by colour alone (HOSTCTL_ACCESSIBLE wins). */
+  accessible?: boolean;
   profiles: Record<string, ProfileConfig>;
 }
 
@@ -51,6 +53,8 @@ export function normalizeConfig(raw: unknown): ConfigData {
   const out: ConfigData = { profiles: {} };
   if (!isRecord(raw)) return out;
   if (typeof raw.defaultProfile === 'string') out.defaultProfile = raw.defaultProfile;
+  if (raw.accessible === true || raw.accessible === 'true') out.accessible = true;
+  else if (raw.accessible === false || raw.accessible === 'false') out.accessible = false;
   const profiles = raw.profiles;
   if (isRecord(profiles)) {
     for (const [name, q] of Object.entries(profiles)) {
