@@ -120,14 +120,15 @@ function loadBundle(name, dir, { train = false, as = dir, from = FILES, require:
 const PROGRAM_BUILTINS = ['node:http', 'node:os', 'node:process', 'node:vm'];
 
 /**
- * Commands that never send a request nor need a token's fingerprint: they skip loading
+ * Commands that never send a request nor need a token's fingerprint (nor does a
+ * --dry-run, which sends none): they skip loading
  * PROGRAM_BUILTINS (about 12 ms, measured against a bare `node -e`). A command missing
  * here only loads them for nothing; nothing depends on the list being whole.
  */
-const LOCAL_COMMANDS = new Set(['config', 'completion', 'help', 'version', 'cache']);
+const LOCAL_COMMANDS = new Set(['config', 'completion', 'help', 'version', 'cache', 'commands']);
 
 function isLocal(argv) {
-  return argv.length === 0 || LOCAL_COMMANDS.has(argv[0]) || argv.includes('--help') || argv.includes('-h');
+  return argv.length === 0 || LOCAL_COMMANDS.has(argv[0]) || argv.includes('--help') || argv.includes('-h') || argv.includes('--dry-run');
 }
 
 /**

@@ -5,8 +5,8 @@
 
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { VERSION } from './context.js';
-import { HostctlError, ExitCode } from './errors.js';
-import { flushSinks, guarded, releaseSinks } from './io.js';
+import { HostctlError, ExitCode, UsageError, errorData } from './errors.js';
+import { flushSinks, guarded, releaseSinks, scrubSecrets } from './io.js';
 import { processRuntime, type Runtime } from './runtime.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { addGlobalOptions } from './global-options.js';
@@ -23,6 +23,7 @@ import { completionCommand } from './commands/completion.js';
 import { sandboxArgv, sandboxCommand } from './commands/sandbox.js';
 import { versionCommand } from './commands/version.js';
 import { helpCommand } from './commands/help.js';
+import { commandsCommand } from './commands/commands.js';
 
 interface Branch {
   /** The words that pick it: a command's name and its aliases. */
@@ -44,12 +45,19 @@ const BRANCHES: readonly Branch[] = [
   named('completion', completionCommand),
   named('sandbox', sandboxCommand),
   named('version', versionCommand),
+  named('commands', () =>
+    commandsCommand(async () => {
+      const { sandboxProgram, SANDBOX_EXAMPLES } = await import('./sandbox/main.js');
+      // The same class at run time; only its typings (commander's own) differ.
+      return { program: sandboxProgram() as unknown as CommandUnknownOpts, examples: SANDBOX_EXAMPLES };
+    }),
+  ),
   named('help', helpCommand),
 ];
 
 /**
  * The branches these words name, or all of them when they name none (`hostctl --help`,
- * a typo that wants suggestions) or name `help` (which lists and walks every command). A
+ * a typo that wants suggestions) or name `help` or `commands` (which list and walk every command). A
  * flag's value that happens to be a command's name only builds one branch more.
  */
 function branchesFor(words: readonly string[] | undefined): readonly Branch[] {
@@ -57,7 +65,7 @@ function branchesFor(words: readonly string[] | undefined): readonly Branch[] {
   const end = words.indexOf('--');
   const given = new Set(end === -1 ? words : words.slice(0, end));
   const picked = BRANCHES.filter((b) => b.names.some((n) => given.has(n)));
-  return picked.length === 0 || picked.some((b) => b.names[0] === 'help') ? BRANCHES : picked;
+  return picked.length === 0 || picked.some((b) => b.names[0] === 'help' || b.names[0] === 'commands') ? BRANCHES : picked;
 }
 
 /**
@@ -67,6 +75,8 @@ function branchesFor(words: readonly string[] | undefined): readonly Branch[] {
 export function buildProgram(rt: Runtime = processRuntime(), words?: readonly string[]): HostctlCommand {
   const out = guarded(rt.stdout);
   const err = guarded(rt.stderr);
+  // Under --json the parser's own message is reported as a JSON line (reportError), not here.
+  const json = words !== undefined && wantsJson(words);
   const program = new HostctlCommand('hostctl');
   bindRuntime(program, rt);
   program
@@ -89,7 +99,7 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
     getOutHasColors: () => false,
     getErrHasColors: () => false,
     // commander's "error: …" gets the prefix of every message hostctl writes.
-    outputError: (s: string, write: (s: string) => void) => write(s.replace(/^error: /, 'hostctl: ')),
+    outputError: (s: string, write: (s: string) => void) => (json ? undefined : write(s.replace(/^error: /, 'hostctl: '))),
   };
   const shared = (cmd: CommandUnknownOpts) =>
     cmd
@@ -138,16 +148,46 @@ export async function main(argv: string[], rt: Runtime = processRuntime()): Prom
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (err) {
-    return reportError(err, verbose, rt.stderr);
+    return reportError(err, verbose, rt.stderr, wantsJson(argv));
   } finally {
     if (rt.stdout === process.stdout && rt.stderr === process.stderr) flushSinks();
     else releaseSinks(rt.stdout, rt.stderr);
   }
 }
 
-export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr): number {
+/**
+ * Whether these words ask for JSON output (--json, -o json or ndjson, before any `--`):
+ * then an error is one JSON line on stderr. Read off the words, so that a usage error of
+ * the parser itself is reported so too.
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') return false;
+    if (a === '--json') return true;
+    const value = a === '-o' || a === '--output' ? argv[i + 1] : /^(?:--output=|-o=?)(.+)$/.exec(a)?.[1];
+    if (value === 'json' || value === 'ndjson') return true;
+  }
+  return false;
+}
+
+/** One line of JSON, every string in it scrubbed before it is escaped (an escaped secret would not be found). */
+export function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? scrubSecrets(v) : v))}\n`;
+}
+
+export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr, json = false): number {
   // Through the one sink, like every other byte: an error built anywhere is cleaned here.
   const stderr = guarded(to);
+  if (err instanceof HostctlError && err.exitCode === ExitCode.Ok) return ExitCode.Ok;
+  if (json) {
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')) return ExitCode.Ok;
+    const usage = 'Run "hostctl --help" (or "hostctl <command> --help") for usage.';
+    const data = errorData(err instanceof CommanderError ? new UsageError(err.message.replace(/^error: /, ''), usage) : err);
+    // An empty message: the command has said what it had to (`docs diff --exit-status`).
+    if (data.message) stderr.write(jsonLine({ error: data }));
+    return data.exit;
+  }
   if (err instanceof CommanderError) {
     // commander has printed its own message (or the help / version) already.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {

@@ -37,7 +37,15 @@ export class Context {
     this.opts = opts;
     this.env = rt.env;
     this.clock = rt.clock;
-    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color });
+    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.json === true || opts.output === 'json' || opts.output === 'ndjson', accessible: () => this.accessible() });
+  }
+
+  /** HOSTCTL_ACCESSIBLE (1 or 0), else the config's `accessible`. */
+  accessible(): boolean {
+    const set = this.env.HOSTCTL_ACCESSIBLE;
+    if (set === '1' || set === '0') return set === '1';
+    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_ACCESSIBLE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_ACCESSIBLE=1 for accessible output, or unset it.');
+    return this.config().accessible === true;
   }
 
   config(): ConfigData {
@@ -212,8 +220,28 @@ export class Context {
     return (this.cachedHttp ??= (async () => {
       // Every setting is checked before the token is looked up, as before.
       this.clientSettings();
+      if (this.opts.dryRun === true) return this.httpWith(await this.dryRunToken(), { cache: false });
       return this.httpWith(await this.token(), { cache: true });
     })());
+  }
+
+  /**
+   * The token a dry run shows (masked): as token() finds it, but neither a missing token
+   * nor a rejected mark stops it, since nothing is sent; each is said on stderr instead.
+   */
+  private async dryRunToken(): Promise<Token> {
+    this.checkProfileExists();
+    let token: Token;
+    try {
+      token = await this.resolveToken();
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      this.io.warn(`dry run without a token: ${err.message} A real run would stop here (exit 4).`);
+      return { value: '', source: 'env', fingerprint: 'none' };
+    }
+    const mark = this.state().rejected(token.fingerprint);
+    if (mark) this.io.warn(`the API rejected this token on ${new Date(mark.at).toISOString()}: a real run would not send it, and would stop here (exit 4).`);
+    return token;
   }
 
   /**
@@ -239,6 +267,7 @@ export class Context {
       env: this.env,
       clock: this.clock,
       interactive,
+      dryRun: this.opts.dryRun === true,
     });
   }
 

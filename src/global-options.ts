@@ -21,6 +21,7 @@ export function addGlobalOptions(program: Command) {
     .option('--retries <n>', 'resends of a GET after 502/503/504 or a dropped connection (default 2)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
+    .option('--dry-run', 'print the requests the command would send (token masked), and send none')
     .option('-q, --quiet', 'no spinner, no notes')
     .option('--no-color', 'no colour (also NO_COLOR)');
 }

@@ -161,6 +161,10 @@ export interface IOOptions {
   quiet?: boolean;
   /** commander's `--no-color` gives color: false. */
   color?: boolean;
+  /** --json or -o json|ndjson: warnings are JSON lines too. */
+  json?: boolean;
+  /** HOSTCTL_ACCESSIBLE or the config's `accessible`; asked only when output needs it. */
+  accessible?: () => boolean;
 }
 
 export class IO {
@@ -174,9 +178,15 @@ export class IO {
   readonly color: boolean;
   /** Colour on stderr (errors, warnings). */
   readonly colorErr: boolean;
+  /** Warnings as JSON lines (--json, -o json|ndjson). */
+  readonly json: boolean;
   private readonly env: NodeJS.ProcessEnv;
   private readonly stdinSource?: () => InStream;
   private ora?: { text: string; stop(): unknown };
+  private readonly accessibleSource?: () => boolean;
+  private accessibleValue?: boolean;
+  /** The last plain progress line, its numbers blanked: a countdown is not a change of state. */
+  private lastProgress?: string;
   private readonly spinnerStack: { text: string }[] = [];
 
   constructor(opts: IOOptions = {}) {
@@ -188,6 +198,8 @@ export class IO {
     this.stdoutIsTTY = this.stdout.isTTY === true;
     this.stderrIsTTY = this.stderr.isTTY === true;
     this.quiet = opts.quiet === true;
+    this.json = opts.json === true;
+    this.accessibleSource = opts.accessible;
     // The contract: no colour with -q either.
     const wanted = this.quiet ? false : colorWanted(this.env, opts.color);
     this.color = wanted ?? this.stdoutIsTTY;
@@ -226,16 +238,45 @@ export class IO {
 
   /** A warning on stderr; shown even with -q, because it is about safety. */
   warn(text: string): void {
+    if (this.json) {
+      // Scrubbed before escaping: a secret escaped inside JSON would not be found by the sink.
+      this.stderr.write(`${JSON.stringify({ warning: { message: scrubSecrets(text) } })}\n`);
+      return;
+    }
     // The one prefix of every message hostctl writes, then what kind it is.
     this.stderr.write(`hostctl: ${this.colorErr ? '\u001b[33mwarning:\u001b[39m' : 'warning:'} ${text}\n`);
   }
 
-  /** Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color. */
+  /**
+   * Accessible output (HOSTCTL_ACCESSIBLE=1, or `accessible` in the config): no animation
+   * and no in-place redraws (progress is one plain line per change of state), tables with
+   * plain separators, `--watch` appends. See `hostctl help accessibility`.
+   */
+  get accessible(): boolean {
+    return (this.accessibleValue ??= this.accessibleSource?.() === true);
+  }
+
+  /**
+   * Spinners only on an interactive stderr, never with -q, NO_COLOR or --no-color, and
+   * never in accessible mode or on TERM=dumb (no animation there, whatever the colour).
+   */
   get spinnerAllowed(): boolean {
     // ora divides by the terminal's width: on one that reports 0 columns (a pty before its
     // first resize, some CI runners) it would clear lines forever.
     const width = this.stderr.columns;
-    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true' && width !== 0;
+    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true' && width !== 0 && this.env.TERM !== 'dumb' && !this.accessible;
+  }
+
+  /** Progress as plain lines, in accessible mode on a terminal: one line per change of state. */
+  private plainProgress(text: string): Spinner {
+    const say = (t: string) => {
+      const shape = t.replace(/\d+/g, '#');
+      if (shape === this.lastProgress) return;
+      this.lastProgress = shape;
+      this.stderr.write(`${t}\n`);
+    };
+    say(text);
+    return { text: say, stop() {} };
   }
 
   /**
@@ -244,7 +285,7 @@ export class IO {
    * takes over the line and gives it back when stopped.
    */
   async spinner(text: string): Promise<Spinner> {
-    if (!this.spinnerAllowed) return { text() {}, stop() {} };
+    if (!this.spinnerAllowed) return this.stderrIsTTY && !this.quiet && this.accessible ? this.plainProgress(text) : { text() {}, stop() {} };
     const entry = { text };
     this.spinnerStack.push(entry);
     if (!this.ora) {
@@ -287,11 +328,17 @@ export class IO {
   }
 }
 
-/** chalk's rules: FORCE_COLOR wins (0 disables), then --no-color and NO_COLOR; else the TTY decides. */
-function colorWanted(env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean | undefined {
+/**
+ * Colour, first rule that applies (`hostctl help formatting`): FORCE_COLOR (chalk's: 0 or
+ * false turns it off, any other value on), --no-color, NO_COLOR, CLICOLOR_FORCE (not 0: on,
+ * into a pipe too), CLICOLOR=0 (off, on a terminal too), TERM=dumb (off); else the TTY decides.
+ */
+export function colorWanted(env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean | undefined {
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.CLICOLOR_FORCE !== undefined && env.CLICOLOR_FORCE !== '' && env.CLICOLOR_FORCE !== '0') return true;
+  if (env.CLICOLOR === '0') return false;
   if (env.TERM === 'dumb') return false;
   return undefined;
 }

@@ -2,7 +2,7 @@
 // every other message shows `…` and its last four characters at most.
 
 import type { Context } from '../context.js';
-import { AuthError, HostctlError, InterruptedError, UsageError } from '../errors.js';
+import { AuthError, HostctlError, InterruptedError, StopHere, UsageError } from '../errors.js';
 import type { Token, TokenSource } from '../auth/token.js';
 import { checkProfileName, type Storage } from '../config/config.js';
 import { addSecret, type IO } from '../io.js';
@@ -289,6 +289,7 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
       report.check = 'accepted';
       sent = http.requestCount;
     } catch (err) {
+      if (err instanceof StopHere) throw err;
       failure = err;
       report.check = err instanceof AuthError ? 'rejected' : 'failed';
       const after = ctx.state().rejected(token.fingerprint);

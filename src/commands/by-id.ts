@@ -61,9 +61,16 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
   if (!fresh) for (const [id, json] of cache?.objects(resource.path, ids) ?? []) found.set(id, parseJson(json));
   const unseen = ids.filter((id) => !found.has(id));
   const fetched = new Map<string, string>();
-  for (const batch of batchIds(http.resolveUrl(resource.path).href.length, unseen)) {
+  const batches = batchIds(http.resolveUrl(resource.path).href.length, unseen);
+  // For --dry-run, which shows the first request only.
+  const then = fresh
+    ? 'then the same request again every round, while the objects are watched or waited for'
+    : batches.length > 1
+      ? `then ${batches.length - 1} more like it, for the other IDs`
+      : undefined;
+  for (const batch of batches) {
     const wanted = new Set(batch);
-    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh };
+    let req: ApiRequest | undefined = { path: resource.path, query: batch.map((id) => ['publicId[]', id] as const), fresh, then };
     while (req) {
       const res = await http.request(req);
       // Lenient: a foreign next link is ignored here (only a walk fails on it).

@@ -376,6 +376,7 @@ function helpCandidates(program: Cmd, args: readonly string[]): Candidate[] {
 
 function configValues(key: string, sources: Sources): Candidate[] {
   if (key === 'defaultProfile') return sources.profiles();
+  if (key === 'accessible') return [{ value: 'true' }, { value: 'false' }];
   if (key.endsWith('.output')) return OUTPUT_FORMATS.map((value) => ({ value }));
   return [];
 }
@@ -474,7 +475,10 @@ class Sources {
   }
 
   configKeys(profileKeys: readonly string[]): Candidate[] {
-    const out: Candidate[] = [{ value: 'defaultProfile', description: 'the profile used without --profile' }];
+    const out: Candidate[] = [
+      { value: 'defaultProfile', description: 'the profile used without --profile' },
+      { value: 'accessible', description: 'no animation, no redraws, nothing by colour alone' },
+    ];
     for (const { value: name } of this.profiles()) {
       for (const key of profileKeys) out.push({ value: `profiles.${name}.${key}` });
     }

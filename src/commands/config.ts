@@ -42,6 +42,7 @@ export function configCommand(): HostctlCommand {
 export function flatten(config: ConfigData): [string, string][] {
   const out: [string, string][] = [];
   if (config.defaultProfile) out.push(['defaultProfile', config.defaultProfile]);
+  if (config.accessible !== undefined) out.push(['accessible', String(config.accessible)]);
   for (const name of Object.keys(config.profiles).sort()) {
     const p = config.profiles[name];
     if (!p) continue;
@@ -55,6 +56,7 @@ export function flatten(config: ConfigData): [string, string][] {
 
 function lookup(config: ConfigData, k: ConfigKey): string | undefined {
   if (k.kind === 'defaultProfile') return config.defaultProfile;
+  if (k.kind === 'accessible') return config.accessible === undefined ? undefined : String(config.accessible);
   return config.profiles[k.profile]?.[k.field];
 }
 

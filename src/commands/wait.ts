@@ -103,7 +103,7 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
   for (let rounds = 1; ; rounds++) {
     const found = await deps.fetch();
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".');
+    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".', { ids: missing });
     const pending = ids.filter((id) => !conditions.every((c) => meets(found.get(id), c)));
     if (pending.length === 0) return { found, rounds };
     const left = end - deps.now();
@@ -112,6 +112,7 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
       throw new DeadlineError(
         `The deadline passed before ${pending.length} of ${ids.length} ${ids.length === 1 ? 'object' : 'objects'} met ${conditions.map(describe).join(' and ')}: ${shown.join('; ')}${pending.length > 3 ? '; …' : ''}.`,
         'Raise --deadline to wait longer.',
+        { unmet: Object.fromEntries(pending.map((id) => [id, Object.fromEntries(conditions.map((c) => [c.field, fieldValue(found.get(id), c.field) ?? null]))])) },
       );
     }
     const next = Math.min(Math.max(o.intervalMs, deps.budgetInterval()), left);

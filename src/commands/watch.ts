@@ -41,7 +41,8 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
   const http = await ctx.http();
   const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../output/format.js'), import('../http/budget.js'), import('./wait.js')]);
   const append = format === 'ndjson' || format === 'tsv';
-  const redraw = format === 'table' && ctx.io.stdoutIsTTY;
+  // Accessible output appends the whole table again instead (a screen reader reads on).
+  const redraw = format === 'table' && ctx.io.stdoutIsTTY && !ctx.io.accessible;
   let shown = new Map<string, string>();
   let drawnLines = 0;
 

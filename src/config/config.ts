@@ -38,6 +38,8 @@ export interface ProfileConfig {
 
 export interface ConfigData {
   defaultProfile?: string;
+  /** No animation, no in-place redraws, nothing by colour alone (HOSTCTL_ACCESSIBLE wins). */
+  accessible?: boolean;
   profiles: Record<string, ProfileConfig>;
 }
 
@@ -114,6 +116,9 @@ export function parseConfig(text: string, file: string): ConfigData {
     if (typeof raw.defaultProfile !== 'string') throw wrong('defaultProfile is not a string');
     out.defaultProfile = raw.defaultProfile;
   }
+  if (raw.accessible === true || raw.accessible === 'true') out.accessible = true;
+  else if (raw.accessible === false || raw.accessible === 'false') out.accessible = false;
+  else if (raw.accessible !== undefined) throw wrong('accessible is not true or false');
   if (raw.profiles === undefined) return out;
   if (!isRecord(raw.profiles)) throw wrong('profiles is not an object of profiles');
   for (const [name, q] of Object.entries(raw.profiles)) {

@@ -23,10 +23,11 @@ export { checkProfileName } from './config.js';
 export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 
-export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
+export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'accessible' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
 
 export const VALID_KEYS_TEXT = [
   'defaultProfile',
+  'accessible                (true or false: see "hostctl help accessibility")',
   'profiles.<name>.baseUrl   (https://…/v1; http only for loopback hosts)',
   `profiles.<name>.output    (${OUTPUT_FORMATS.join(', ')})`,
   `profiles.<name>.storage   (${STORAGES.join(', ')})`,
@@ -40,6 +41,7 @@ function unknownKey(key: string): UsageError {
 /** Parses a key; `readOnly` also accepts profiles.<name>.storedAt, which auth login sets. */
 export function parseKey(key: string, readOnly = false): ConfigKey {
   if (key === 'defaultProfile') return { kind: 'defaultProfile' };
+  if (key === 'accessible') return { kind: 'accessible' };
   const parts = key.split('.');
   if (parts.length === 3 && parts[0] === 'profiles' && parts[1] !== undefined && parts[2] !== undefined) {
     const field = parts[2];
@@ -55,13 +57,17 @@ export function parseKey(key: string, readOnly = false): ConfigKey {
 }
 
 export function keyPath(k: ConfigKey): string {
-  return k.kind === 'defaultProfile' ? 'defaultProfile' : `profiles.${k.profile}.${k.field}`;
+  return k.kind === 'profile' ? `profiles.${k.profile}.${k.field}` : k.kind;
 }
 
 /** Checks a value for a key and returns it as it is stored. */
 export function parseValue(k: ConfigKey, raw: string): string {
   const value = raw.trim();
   if (k.kind === 'defaultProfile') return checkProfileName(value);
+  if (k.kind === 'accessible') {
+    if (value !== 'true' && value !== 'false') throw new UsageError(`accessible takes true or false, not "${raw}".`, 'For example: hostctl config set accessible true');
+    return value;
+  }
   switch (k.field) {
     case 'baseUrl':
       return parseBaseUrl(value, `"profiles.${k.profile}.baseUrl"`).href.replace(/\/$/, '');

@@ -7,4 +7,5 @@ export const HELP_TOPICS: Readonly<Record<string, string>> = {
   formatting: 'Output formats, --fields, and colour',
   'rate-limit': "The platform's rate limit, and how hostctl paces itself",
   sandbox: 'A local copy of the platform to try hostctl on',
+  accessibility: 'Output for screen readers and plain terminals (HOSTCTL_ACCESSIBLE)',
 };

@@ -17,8 +17,14 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
                       free slots of the token's shared budget before batch commands';
                       0: a batch job. Default: 1 when stdout or stderr is a terminal
                       and CI is not "true".
+  HOSTCTL_ACCESSIBLE  1: accessible output (no animation, no in-place redraws, plain
+                      table separators); 0: not, whatever the config's "accessible"
+                      says. See hostctl help accessibility.
   NO_COLOR            any value: no colour (same as --no-color).
   FORCE_COLOR         1, 2 or 3: colour even into a pipe; 0: none. It wins over NO_COLOR.
+  CLICOLOR_FORCE      any value but 0: colour even into a pipe (after NO_COLOR).
+  CLICOLOR            0: no colour, on a terminal too.
+  TERM                dumb: no colour and no spinner.
   COLUMNS             the width of tables when stdout is not a terminal (default 80).
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                       honoured, in lower case too; never for loopback hosts.
@@ -32,7 +38,8 @@ HOSTCTL_PROFILE, then the config's defaultProfile, then "default".
   $ HOSTCTL_PROFILE=staging hostctl auth status
   $ hostctl config path        # where the config file is
 
-See also: hostctl help formatting, hostctl auth --help, hostctl config --help.
+See also: hostctl help formatting, hostctl help accessibility, hostctl auth --help,
+hostctl config --help.
 `,
 
   'exit-codes': `Exit codes
@@ -50,7 +57,10 @@ See also: hostctl help formatting, hostctl auth --help, hostctl config --help.
   130  interrupted (Ctrl-C)
 
 Errors are one or two sentences on stderr, starting with "hostctl:", with the next step to
-take; stdout carries data only. A stack trace is shown only with --verbose.
+take; stdout carries data only. A stack trace is shown only with --verbose. With --json
+or -o json|ndjson an error is one JSON line instead, whose "code" names its exit code:
+1 api, 2 usage, 3 not_found, 4 auth, 5 rate_limited, 6 network, 7 deadline,
+130 interrupted (hostctl help formatting).
 
 A rejected token (exit 4) is never sent again: the platform locks out an address that
 retries a rejected credential. Run "hostctl auth login" with a new token.
@@ -86,9 +96,25 @@ exact. A syntax error is exit 2, before any request.
 "get" of one object on a terminal is a key/value view of every field. References to other
 objects show as their name and ID, from the names hostctl has seen (no extra request).
 
-Colour is on only on a terminal. NO_COLOR, --no-color and -q turn it off; FORCE_COLOR=1
-turns it on into a pipe. Text from the API is stripped of terminal control sequences in
-table and tsv; JSON keeps exact strings.
+Colour is on only on a terminal, and never with -q. Otherwise the first of these that is
+set decides: FORCE_COLOR (0 or false: off; else on, into a pipe too), --no-color (off),
+NO_COLOR (off), CLICOLOR_FORCE (not 0: on, into a pipe too), CLICOLOR=0 (off), TERM=dumb
+(off, and no spinner either). A status keeps its word whatever its colour. Text from the
+API is stripped of terminal control sequences in table and tsv; JSON keeps exact strings.
+
+With --json or -o json|ndjson an error is one JSON line on stderr, and nothing else is
+written there for it: {"error":{"code":…,"message":…,"hint":…,"exit":…}}. The code is one
+of usage, api, not_found, auth, rate_limited, network, deadline, interrupted (one per exit
+code, see hostctl help exit-codes), with retryAfter (seconds), ids (not found), status
+(the HTTP status) or unmet (wait: each object's values) where they apply. Warnings are
+{"warning":{"message":…}} lines.
+
+--dry-run prints the request a command would send, one line (a JSON object with --json):
+method, URL, headers with the token as ****+last 4, body. Nothing is sent and no budget is
+spent; where later requests depend on its answer (--all, a filter that walks, wait,
+--watch) only the first is printed, and stderr (or the JSON's "then") says what follows.
+
+"hostctl commands --json" prints every command, argument and flag as data.
 
 A profile may set its own default: hostctl config set profiles.default.output json.
 
@@ -97,8 +123,10 @@ A profile may set its own default: hostctl config set profiles.default.output js
   $ hostctl envs list --fields publicId,name,app
   $ hostctl apps list --all -o ndjson | jq -c '{publicId, name}'
   $ hostctl apps list --all --jq '.[] | select(.status == "failed") | .name'
+  $ hostctl apps get ap-1a2b3c4d5e --json 2> err.json || jq -r .error.code err.json
+  $ hostctl api /apps -X POST -f name=demo --dry-run
 
-See also: hostctl help environment.
+See also: hostctl help environment, hostctl help accessibility.
 `,
 
   'rate-limit': `The rate limit
@@ -135,6 +163,31 @@ goes to stderr. A wait longer than what --max-wait leaves fails at once with exi
 
 A 401 is never retried: the platform locks out an address that retries a rejected
 credential. See also: hostctl help exit-codes.
+`,
+
+  accessibility: `Accessible output
+
+For screen readers, braille displays and plain terminals, HOSTCTL_ACCESSIBLE=1 (or
+"hostctl config set accessible true"; HOSTCTL_ACCESSIBLE=0 overrides the config) changes:
+
+  - no animation and nothing redrawn in place: the spinner becomes one plain line on
+    stderr per change of state (a countdown is one line: "Rate limit reached: waiting
+    12s before retrying"), with no carriage returns and no cursor movement;
+  - --watch prints the whole table again below the last one, instead of redrawing it;
+  - tables separate their columns with " | ", not only with spaces;
+  - nothing is said by colour alone: a status keeps its word, a warning its "warning:".
+
+Colour itself follows the usual conventions (hostctl help formatting): NO_COLOR or
+--no-color turn it off; CLICOLOR=0 turns it off on a terminal; TERM=dumb means no colour
+and no animation, with or without HOSTCTL_ACCESSIBLE.
+
+For scripts rather than people: -o tsv or --json, where errors are JSON lines too, and
+"hostctl commands --json" for the whole command tree.
+
+  $ HOSTCTL_ACCESSIBLE=1 hostctl apps list --all
+  $ hostctl config set accessible true
+
+See also: hostctl help formatting, hostctl help environment.
 `,
 
   sandbox: `The sandbox

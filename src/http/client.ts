@@ -23,6 +23,7 @@ import { wait429 } from './wait429.js';
 import { bearer } from './bearer.js';
 import { verboseLog } from './verbose.js';
 import { Wire } from './wire.js';
+import { dryRun } from './dry-run.js';
 
 export { MAX_BODY_BYTES, noProxyMatches } from './wire.js';
 export { MAX_REDIRECTS } from './origin.js';
@@ -50,11 +51,15 @@ export interface HttpClientOptions {
    * budget before batch commands (Context.interactive()). Default false.
    */
   interactive?: boolean;
+  /** --dry-run: each request is printed instead of sent, and the command stops after the first (dry-run.ts). */
+  dryRun?: boolean;
 }
 
 export interface ApiRequest {
   /** Default GET. */
   method?: string;
+  /** For --dry-run: what the command would send after this request, when it would send more. */
+  then?: string;
   /**
    * Relative to the base URL ('/apps', 'apps', '/apps?x=1'), or an absolute URL of the
    * base URL's origin only (anything else is a UsageError and nothing is sent).
@@ -174,7 +179,9 @@ export class HttpClient {
       unpaced: req.unpaced === true,
     };
     if (!HEADER_NAME.test(first.method)) throw new UsageError(`"${oneLine(first.method, 40)}" is not an HTTP method.`, 'Use GET, POST, PUT, PATCH or DELETE.');
-    const answer = await this.pipeline(req)(first);
+    const { io, dryRun: dry, token } = this.options;
+    const send = dry ? dryRun({ secret: token.value, json: io.json, then: req.then, out: (t) => io.out(t), note: (t) => io.note(t) }) : this.pipeline(req);
+    const answer = await send(first);
     return makeResponse(answer, answer.method ?? first.method, answer.url ?? first.url);
   }
 

@@ -174,7 +174,7 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
   if (opts.page !== undefined) firstUrl = setQueryParam(firstUrl, 'page', String(opts.page));
   let pageNo = pageParam(firstUrl) ?? 1;
 
-  let current: ApiRequest = { ...req, path: firstUrl.href, query: undefined };
+  let current: ApiRequest = { ...req, path: firstUrl.href, query: undefined, then: req.then ?? (walk ? 'then the next pages, which depend on what each answer says' : req.fresh ? 'then the same request again every round, while the list is watched' : undefined) };
   const visited = new Set<string>([firstUrl.href]);
   let linked = false;
   let firstLength = 0;

@@ -195,6 +195,7 @@ export class RateLimiter {
       throw new RateLimitError(
         `The API rate limit is reached (429 Too Many Requests${detail ? `; the server said: ${detail}` : ''}), and the server asks for a wait of ${seconds(asked)}s, more than hostctl waits for (an hour).`,
         'Try again later; if the server keeps asking for such waits, report it to the API operator.',
+        { retryAfter: seconds(asked) },
       );
     }
     await this.waitFor(ms, '429', detail);
@@ -214,6 +215,7 @@ export class RateLimiter {
       throw new RateLimitError(
         `${reached}; it frees up in ${secs}s (at ${clock(at)}), and --no-wait is set.`,
         `Run the command again after ${secs}s, or leave out --no-wait to let hostctl wait.`,
+        { retryAfter: secs },
       );
     }
     const left = this.o.maxWaitMs - this.waitedMs;
@@ -223,6 +225,7 @@ export class RateLimiter {
       throw new RateLimitError(
         `${reached}; it frees up in ${secs}s (at ${clock(at)}), but ${spent}.`,
         `Run the command again after ${clock(at)}, or raise --max-wait.`,
+        { retryAfter: secs },
       );
     }
     // Saved before the wait, so that an interrupted wait still leaves the state behind.

@@ -208,7 +208,7 @@ export async function createPrinter(opts: PrinterOptions): Promise<Printer> {
       }
       const rows = one !== undefined && Array.isArray(one) ? (one as unknown[]) : kept;
       const text = table
-        ? table.renderTable(rows, { defaults, fields, width: io.columns, color: io.color, now, names: opts.names, nameFields: NAME_FIELDS })
+        ? table.renderTable(rows, { defaults, fields, width: io.columns, color: io.color, plain: io.accessible, now, names: opts.names, nameFields: NAME_FIELDS })
         : tsvWriter(defaults, fields)(rows);
       await write(text);
     },

@@ -19,6 +19,8 @@ export interface TableOptions {
   /** Terminal width in columns. */
   width: number;
   color: boolean;
+  /** Accessible output: columns separated by " | " rather than by alignment alone. */
+  plain?: boolean;
   /** For relative times, ms since the epoch. */
   now: number;
   /** Names of public IDs seen before, for references given as a bare ID. */
@@ -195,7 +197,8 @@ export function renderTable(rows: readonly unknown[], opts: TableOptions): strin
     texts[r] = cells;
   }
 
-  const { shown, widths } = layout(candidates, natural, choice.fixed.length, width, Boolean(opts.fields?.length));
+  // A plain separator is one column wider than the gap: the layout leaves room for it.
+  const { shown, widths } = layout(candidates, natural, choice.fixed.length, opts.plain ? width - (candidates.length - 1) : width, Boolean(opts.fields?.length));
   const line = (cells: readonly string[], style: (column: string, text: string) => string) => {
     let out = '';
     for (let n = 0; n < shown.length; n++) {
@@ -207,7 +210,7 @@ export function renderTable(rows: readonly unknown[], opts: TableOptions): strin
       const text = truncate(id !== undefined && displayWidth(full) > w ? id : full, w);
       const last = n === shown.length - 1;
       out += style(candidates[i] ?? '', text);
-      if (!last) out += ' '.repeat(w - displayWidth(text) + GAP);
+      if (!last) out += opts.plain ? `${' '.repeat(w - displayWidth(text))} | ` : ' '.repeat(w - displayWidth(text) + GAP);
     }
     return `${out.trimEnd()}\n`;
   };

@@ -29,7 +29,7 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
       expect(values(await engine([alias, ''])), alias).toEqual(['list', 'ls', 'get', 'view', 'wait']);
     }
     expect(values(await engine(['']))).toEqual(
-      expect.arrayContaining(['apps', 'app', 'environments', 'envs', 'env', 'environment', 'deployment', 'domain', 'team', 'person', 'payment-method', 'auth', 'config', 'completion', 'version', 'help']),
+      expect.arrayContaining(['apps', 'app', 'environments', 'envs', 'env', 'environment', 'deployment', 'domain', 'team', 'person', 'payment-method', 'auth', 'config', 'completion', 'version', 'help', 'commands']),
     );
   });
 
@@ -52,6 +52,8 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
     expect(values(await engine(['apps', 'wait', 'ap-1', '--for', 'st']))).toEqual(['status=']);
     expect(values(await engine(['deployments', 'list', '--env']))).toEqual(['--environment']);
     expect(values(await engine(['apps', 'list', '--verb']))).toEqual(['--verbose']);
+    expect(values(await engine(['apps', 'list', '--dry']))).toEqual(['--dry-run']);
+    expect(values(await engine(['api', '/apps', '--dr']))).toEqual(['--dry-run']);
     expect(values(await engine(['--pro']))).toEqual(['--profile']);
     expect(values(await engine(['apps', 'get', '--l']))).toEqual([]);
   });

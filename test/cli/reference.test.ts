@@ -195,7 +195,13 @@ describe('a server whose reference is an HTML page only', () => {
       const r = await hostctl(args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(sentence);
+      if (args.includes('--json')) {
+        // The same sentence and next step, as one JSON line (issue 27).
+        const { error } = JSON.parse(r.stderr) as { error: { message: string; hint: string } };
+        expect(`hostctl: ${error.message}\n${error.hint}\n`).toMatch(sentence);
+      } else {
+        expect(r.stderr).toMatch(sentence);
+      }
       expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/docs', query: '' }]);
     }
     const byPath = await hostctl(['api', '/apps', '-o', 'tsv', '--fields', 'publicId']);

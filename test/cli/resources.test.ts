@@ -101,12 +101,24 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     expect(r.stdout).not.toContain('\u001b');
   });
 
-  it('a missing ID: the others are printed, "not found: <id>" on stderr, exit 3', async () => {
+  it('a missing ID: the others are printed, "hostctl: not found: <id>" and the command that lists on stderr, exit 3', async () => {
     const id = String(apps[0]?.publicId);
-    const r = await hostctl(['apps', 'get', id, 'ap-doesnotexist', '--json']);
+    const r = await hostctl(['apps', 'get', id, 'ap-doesnotexist', '-o', 'tsv']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toBe('not found: ap-doesnotexist\n');
+    expect(r.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the IDs there are.\n');
+    expect(r.stdout.split('\t')[0]).toBe(id);
+  });
+
+  it('a missing ID under --json: the found objects on stdout, exit 3, one JSON error line with the missing ids', async () => {
+    const id = String(apps[0]?.publicId);
+    const r = await hostctl(['apps', 'get', id, 'ap-doesnotexist', 'ap-missingtoo', '--json']);
+    expect(r.code).toBe(3);
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((a) => a.publicId)).toEqual([id]);
+    expect(r.stderr.endsWith('\n')).toBe(true);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: { code: 'not_found', exit: 3, message: 'not found: ap-doesnotexist, ap-missingtoo', hint: 'Run "hostctl apps list" to see the IDs there are.', ids: ['ap-doesnotexist', 'ap-missingtoo'] },
+    });
   });
 
   it('a malformed ID is a usage error before any request (exit 2)', async () => {

@@ -1,0 +1,141 @@
+// --dry-run (issue 27): `api` and every resource command print the request they would send
+// (method, URL, headers with the token as ****+last 4, body) and exit 0, with no request
+// sent and nothing spent from the shared budget. Against the in-process sandbox, whose
+// request log shows what arrived, and the budget file, which must not change.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { RESOURCES } from '../../src/resources.js';
+
+let sandbox: Sandbox;
+let config: { path: string; cleanup(): void };
+
+beforeAll(async () => {
+  sandbox = await startSandbox(['--rate-limit', '1000', '--seed', '5']);
+});
+afterAll(async () => {
+  await sandbox?.stop();
+  config?.cleanup();
+});
+beforeEach(async () => {
+  config?.cleanup();
+  config = tmpDir('hostctl-dry-run-');
+  await sandboxAdmin(sandbox).clearRequests();
+});
+
+const env = (extra: Record<string, string | undefined> = {}) => ({
+  HOSTCTL_BASE_URL: sandbox.baseUrl,
+  HOSTCTL_TOKEN: sandbox.token,
+  HOSTCTL_CONFIG_DIR: config.path,
+  ...extra,
+});
+
+/** Every file under the config dir with its bytes: what a run left behind. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out[p] = readFileSync(p, 'latin1');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+interface Recorded {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  then?: string;
+}
+
+function recorded(r: RunResult): Recorded[] {
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Recorded);
+}
+
+const masked = () => `Bearer ****${sandbox.token.slice(-4)}`;
+
+describe('--dry-run', () => {
+  it('prints the request as a line of text, token masked; nothing sent, the budget file unchanged', async () => {
+    // A real run first, so that the budget file exists and has something to lose.
+    expect((await runCli(['apps', 'list', '--json'], { env: env() })).code).toBe(0);
+    const before = snapshot(config.path);
+    expect(Object.keys(before).some((p) => p.includes(`${join('budget', '')}`))).toBe(true);
+    await sandboxAdmin(sandbox).clearRequests();
+
+    const r = await runCli(['apps', 'list', '--dry-run'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`GET ${sandbox.baseUrl}/apps -H 'accept: application/json' -H 'user-agent: ${/user-agent: ([^']+)/.exec(r.stdout)?.[1]}' -H 'authorization: ${masked()}'\n`);
+    expect(r.stdout).not.toContain(sandbox.token);
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+    expect(snapshot(config.path)).toEqual(before);
+  });
+
+  it('--json: one JSON object per request; every resource command (list, get, wait) sends nothing', async () => {
+    for (const r of RESOURCES) {
+      const id = r.prefix ? `${r.prefix}dryrun001` : 'dryrun001';
+      const list = recorded(await runCli([r.name, 'list', '--dry-run', '--json'], { env: env() }));
+      expect(list).toEqual([{ method: 'GET', url: `${sandbox.baseUrl}${r.path}`, headers: expect.objectContaining({ authorization: masked(), accept: 'application/json' }) as unknown }]);
+      const get = recorded(await runCli([r.name, 'get', id, '--dry-run', '-o', 'ndjson'], { env: env() }));
+      expect(get).toHaveLength(1);
+      expect(new URL(get[0]?.url ?? '').searchParams.getAll('publicId[]')).toEqual([id]);
+      const wait = recorded(await runCli([r.name, 'wait', id, '--for', 'status=running', '--dry-run', '--json'], { env: env() }));
+      expect(wait[0]?.then).toMatch(/again every round/);
+    }
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  it('where later requests depend on the answer (--all, a relation walk), prints the first and says so', async () => {
+    const all = await runCli(['apps', 'list', '--all', '--dry-run'], { env: env() });
+    expect(all.code).toBe(0);
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect(all.stderr).toBe('hostctl: dry run: only the first request is shown; then the next pages, which depend on what each answer says.\n');
+    const walk = recorded(await runCli(['environments', 'list', '--app', 'ap-dryrun001', '--dry-run', '--json'], { env: env() }));
+    expect(walk).toHaveLength(1);
+    expect(walk[0]?.then).toMatch(/next pages/);
+    const many = recorded(await runCli(['apps', 'get', 'ap-dryrun001', 'ap-dryrun002', '--dry-run', '--json'], { env: env() }));
+    expect(new URL(many[0]?.url ?? '').searchParams.getAll('publicId[]')).toEqual(['ap-dryrun001', 'ap-dryrun002']);
+    expect(many[0]?.then).toBeUndefined();
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  it('api: method, URL, headers and body as they would go out', async () => {
+    const [req] = recorded(await runCli(['api', '/apps', '-X', 'POST', '-f', 'name=dry', '-H', 'X-Trace: 7', '--dry-run', '--json'], { env: env() }));
+    expect(req).toEqual({
+      method: 'POST',
+      url: `${sandbox.baseUrl}/apps`,
+      headers: expect.objectContaining({ authorization: masked(), 'content-type': 'application/json', 'x-trace': '7' }) as unknown,
+      body: '{"name":"dry"}',
+    });
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  it('no token: still prints the request, as Bearer <none>, and says a real run would stop', async () => {
+    const r = await runCli(['apps', 'list', '--dry-run'], { env: env({ HOSTCTL_TOKEN: undefined }) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("-H 'authorization: Bearer <none>'");
+    expect(r.stderr).toMatch(/^hostctl: warning: dry run without a token: .*exit 4\)\.\n$/);
+  });
+
+  it('a token marked rejected: printed masked (nothing is sent), with a warning; the real run still refuses', async () => {
+    const bad = 'hct_dry_rejected_token_4242';
+    expect((await runCli(['apps', 'list'], { env: env({ HOSTCTL_TOKEN: bad }) })).code).toBe(4);
+    await sandboxAdmin(sandbox).clearRequests();
+    const r = await runCli(['apps', 'list', '--dry-run', '--json'], { env: env({ HOSTCTL_TOKEN: bad }) });
+    expect(recorded(r)[0]?.headers.authorization).toBe('Bearer ****4242');
+    expect(JSON.parse(r.stderr)).toEqual({ warning: { message: expect.stringMatching(/rejected this token .*exit 4/) as unknown } });
+    expect(r.stdout + r.stderr).not.toContain(bad);
+    expect((await runCli(['apps', 'list'], { env: env({ HOSTCTL_TOKEN: bad }) })).code).toBe(4);
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+});
