@@ -415,8 +415,9 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
   });
 
   it('a global option that means nothing to the sandbox, before it: a clean usage error', async () => {
-    const r = await hostctl(['--json', 'sandbox']);
+    const r = await hostctl(['--profile', 'x', 'sandbox']);
     expectCleanFailure(r, 2, TOKEN);
+    expect(r.stderr).toContain('--profile does not apply to the sandbox');
   });
 
   it('auth login and auth status --check need the API\'s JSON: a web page is refused, nothing stored', async () => {
