@@ -226,8 +226,13 @@ function writeOut(text) {
   let done = 0;
   try {
     while (done < bytes.length) done += writeSync(1, bytes, done);
-  } catch {
-    process.stdout.write(bytes.subarray(done));
+  } catch (err) {
+    // A non-blocking pipe that is full: the stream waits for it.
+    if (err.code === 'EAGAIN') return void process.stdout.write(bytes.subarray(done));
+    // A reader that went away is no error (as in the program, src/cli.ts); a full disk is.
+    if (err.code === 'EPIPE') return;
+    process.stderr.write(`hostctl: could not write to standard output: ${String(err.message).replace(/^[A-Z]+: /, '').replace(/, write$/, '')} (${err.code}).\n`);
+    process.exitCode = 1;
   }
 }
 

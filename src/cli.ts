@@ -124,9 +124,26 @@ export async function main(argv: string[], rt: Runtime = processRuntime()): Prom
     // and successfully, as git and gh do, rather than with an EPIPE stack trace.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(ExitCode.Ok);
-      throw err;
+      process.exit(reportWriteFailure(err, rt.stderr));
     });
   }
+  const code = await run(argv, rt, verbose);
+  // A write to a file fails at once (a full disk, /dev/full), and the run may end before
+  // the stream's error event would be emitted: asked here, no command exits 0 having
+  // printed nothing.
+  const failed = rt.stdout === process.stdout ? (process.stdout.errored as NodeJS.ErrnoException | null) : null;
+  if (failed && failed.code !== 'EPIPE') return reportWriteFailure(failed, rt.stderr);
+  return code;
+}
+
+/** One sentence for output that could not be written (not a reader that went away): exit 1. */
+function reportWriteFailure(err: NodeJS.ErrnoException, to: Runtime['stderr']): number {
+  const why = err.message.replace(/^[A-Z]+: /, '').replace(/, write$/, '');
+  guarded(to).write(`hostctl: could not write to standard output: ${why}${err.code ? ` (${err.code})` : ''}.\n`);
+  return ExitCode.Error;
+}
+
+async function run(argv: string[], rt: Runtime, verbose: boolean): Promise<number> {
   try {
     // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
     if (argv[0] === 'sandbox') {

@@ -36,6 +36,29 @@ describe('a reader that goes away', () => {
   });
 });
 
+describe('output that cannot be written (a full disk: /dev/full)', () => {
+  let server: PlatformServer;
+  let config: { path: string; cleanup(): void };
+  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, HOME: config.path });
+  beforeAll(async () => {
+    server = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
+    config = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config?.cleanup();
+  });
+
+  it('every command, local or not, ends with exit 1 and one sentence, never exit 0 nor a stack trace', async () => {
+    const commands = ['auth token', 'auth status', 'config path', 'config list', '--help', '--version', 'version', 'completion bash', 'apps list', 'apps list --all -o ndjson'];
+    for (const args of commands) {
+      const r = await runProcess('bash', ['-c', `"${process.execPath}" "${BIN}" ${args} > /dev/full`], { env: env() });
+      expect(r.stderr, args).toBe('hostctl: could not write to standard output: no space left on device (ENOSPC).\n');
+      expect(r.code, args).toBe(1);
+    }
+  });
+});
+
 describe('output that streams, into a pipe closed early', () => {
   type Alt = Awaited<ReturnType<typeof startAltServer>>;
   let many: Alt;
