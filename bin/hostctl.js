@@ -236,8 +236,20 @@ function writeOut(text) {
   }
 }
 
+/**
+ * SIGUSR1 would open Node's inspector on 127.0.0.1:9229 while the token is in memory: any
+ * process of the same user could then read it. A listener of its own takes the signal
+ * from the inspector on Node 20, 22 and 24 (--disable-sigusr1 exists only from 22.14 and
+ * cannot be set from here); it ignores the signal. A run started with --inspect keeps it.
+ */
+function refuseInspectorSignal() {
+  if ([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a.startsWith('--inspect'))) return;
+  process.on('SIGUSR1', () => undefined);
+}
+
 /** Runs hostctl with `argv`; `dir` and `options` say where the bundles are (see loadBundle). */
 function run(argv, dir = DIST, options = {}) {
+  refuseInspectorSignal();
   if (argv.length === 1 && argv[0] === '--version') {
     writeOut(`${require('../package.json').version}\n`);
     return;
