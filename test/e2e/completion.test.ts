@@ -356,6 +356,49 @@ describe.runIf(mustRun || !absent.has('bash'))('bash inserts every candidate quo
   });
 });
 
+// zsh quotes what it inserts itself (compadd and _describe without -Q): a Tab in a real
+// zsh line editor, then the word read back as zsh reads the line ((z) splits it, (Q)
+// removes the quoting). The driver waits for markers, not for time.
+const ZSH_INSERT_DRIVER = [
+  'zmodload zsh/zpty || exit 3',
+  'fpathdir=$1 dump=$2',
+  'shift 2',
+  'zpty z zsh -f -i',
+  `zpty -w z "PROMPT='' RPROMPT='' PS2=''"`,
+  'zpty -w z "fpath=($fpathdir:q \\$fpath); autoload -Uz compinit; compinit -u -d $dump:q"',
+  `zpty -w z 'zstyle ":completion:*" insert-tab false; __show() { local w=(\${(z)BUFFER}); print -r -- "<<""W>>\${(Q)w[3]}<<""END>>"; BUFFER="" }; zle -N __show; bindkey "^X" __show'`,
+  'for prefix in "$@"; do',
+  `  zpty -w -n z "hostctl --profile $prefix"$'\\t\\C-x'`,
+  "  out=''",
+  `  while zpty -r z line; do out+=$line; [[ $out == *'<<W>>'*'<<END>>'* ]] && break; done`,
+  `  print -r -- "\${\${out##*<<W>>}%%<<END>>*}"`,
+  'done',
+  'zpty -d z',
+  '',
+].join('\n');
+
+describe.runIf(mustRun || !absent.has('zsh'))('zsh inserts every candidate quoted for the shell', () => {
+  const HOSTILE: Record<string, string> = { stag: 'staging;touch pwned;', it: "it's $(touch pwned2)", x: 'x`touch pwned3`', a: 'a b' };
+
+  it('the inserted word, read back as zsh reads the line, is the name itself', async () => {
+    const dir = tmpDir('hostctl-zsh-quote-');
+    try {
+      const config = join(dir.path, 'config');
+      mkdirSync(config);
+      writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(Object.values(HOSTILE).map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
+      const driver = join(dir.path, 'driver.zsh');
+      writeFileSync(driver, ZSH_INSERT_DRIVER);
+      const r = await runProcess('zsh', ['-f', driver, SCRIPTS, join(dir.path, 'zcompdump'), ...Object.keys(HOSTILE)], { env: shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd: dir.path, timeoutMs: 60_000 });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.split('\n').filter(Boolean)).toEqual(Object.values(HOSTILE));
+      expect(readdirSync(dir.path).filter((f) => f.startsWith('pwned'))).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
 describe.each(SKIPPED)('completion in %s', () => {
   it.skip('is skipped: the shell is not installed here', () => undefined);
 });
