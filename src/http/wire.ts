@@ -47,7 +47,7 @@ export class Wire {
   private proxyDispatcher?: Dispatcher;
   private proxyKey?: string;
   /** Tunnels through the proxy: one attempt per exchange (proxy.ts). */
-  readonly proxyGate = new ProxyGate();
+  private readonly proxyGate = new ProxyGate();
 
   constructor(private readonly o: WireOptions) {}
 
