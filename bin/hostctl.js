@@ -227,13 +227,30 @@ function writeOut(text) {
   let done = 0;
   try {
     while (done < bytes.length) done += writeSync(1, bytes, done);
-  } catch {
-    process.stdout.write(bytes.subarray(done));
+  } catch (err) {
+    // A non-blocking pipe that is full: the stream waits for it.
+    if (err.code === 'EAGAIN') return void process.stdout.write(bytes.subarray(done));
+    // A reader that went away is no error (as in the program, src/cli.ts); a full disk is.
+    if (err.code === 'EPIPE') return;
+    process.stderr.write(`hostctl: could not write to standard output: ${String(err.message).replace(/^[A-Z]+: /, '').replace(/, write$/, '')} (${err.code}).\n`);
+    process.exitCode = 1;
   }
+}
+
+/**
+ * SIGUSR1 would open Node's inspector on 127.0.0.1:9229 while the token is in memory: any
+ * process of the same user could then read it. A listener of its own takes the signal
+ * from the inspector on Node 20, 22 and 24 (--disable-sigusr1 exists only from 22.14 and
+ * cannot be set from here); it ignores the signal. A run started with --inspect keeps it.
+ */
+function refuseInspectorSignal() {
+  if ([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a.startsWith('--inspect'))) return;
+  process.on('SIGUSR1', () => undefined);
 }
 
 /** Runs hostctl with `argv`; `dir` and `options` say where the bundles are (see loadBundle). */
 function run(argv, dir = DIST, options = {}) {
+  refuseInspectorSignal();
   if (argv.length === 1 && argv[0] === '--version') {
     writeOut(`${require('../package.json').version}\n`);
     return;

@@ -46,7 +46,13 @@ _hostctl_complete() {
         fi
         line=${line%%$'\t'*}
         [[ -n $line ]] || continue
-        COMPREPLY+=("${line#"$prefix"}")
+        line=${line#"$prefix"}
+        # readline inserts a candidate as it is: one that holds anything the shell reads
+        # (a profile named "staging;touch x;" in the config) is quoted for it first.
+        if [[ $line == *[!A-Za-z0-9_./:=,@+%^-]* ]]; then
+            printf -v line '%q' "$line"
+        fi
+        COMPREPLY+=("$line")
     done < <(hostctl __complete "${words[@]}" 2>/dev/null)
     return 0
 }

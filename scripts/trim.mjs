@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 const undiciDir = fileURLToPath(new URL('../node_modules/undici', import.meta.url));
 
 /**
- * undici as hostctl uses it: Agent, EnvHttpProxyAgent and request(), without fetch,
+ * undici as hostctl uses it: Agent, ProxyAgent, Pool and request(), without fetch,
  * WebSocket, the cache, cookies and mocks, which its index loads eagerly (and with them
  * Node's own copy of undici, through globalThis.Headers). request() is undici's own
  * makeDispatcher(api.request), as in its index.js. What only a proxy uses
- * (EnvHttpProxyAgent, with ProxyAgent, SOCKS and a pool; the dispatchers' connect(), which
+ * (ProxyAgent, with SOCKS, and the pool to the proxy; the dispatchers' connect(), which
  * opens the tunnel) and the dispatcher methods hostctl never calls (stream, pipeline,
  * upgrade) load when first read, not on every run.
  */
@@ -88,7 +88,8 @@ function makeDispatcher (fn) {
 
 module.exports.Dispatcher = Dispatcher
 module.exports.Agent = Agent
-Object.defineProperty(module.exports, 'EnvHttpProxyAgent', { enumerable: true, get: () => require('./lib/dispatcher/env-http-proxy-agent') })
+Object.defineProperty(module.exports, 'ProxyAgent', { enumerable: true, get: () => require('./lib/dispatcher/proxy-agent') })
+Object.defineProperty(module.exports, 'Pool', { enumerable: true, get: () => require('./lib/dispatcher/pool') })
 module.exports.errors = require('./lib/core/errors')
 module.exports.request = makeDispatcher(Dispatcher.prototype.request)
 `;

@@ -134,9 +134,42 @@ export async function main(argv: string[], rt: Runtime = processRuntime()): Prom
     // and successfully, as git and gh do, rather than with an EPIPE stack trace.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE') process.exit(ExitCode.Ok);
-      throw err;
+      process.exit(reportWriteFailure(err, rt.stderr));
     });
   }
+  if (rt.stderr === process.stderr) routeNodeWarnings(rt.stderr);
+  const code = await run(argv, rt, verbose);
+  // A write to a file fails at once (a full disk, /dev/full), and the run may end before
+  // the stream's error event would be emitted: asked here, no command exits 0 having
+  // printed nothing.
+  const failed = rt.stdout === process.stdout ? (process.stdout.errored as NodeJS.ErrnoException | null) : null;
+  if (failed && failed.code !== 'EPIPE') return reportWriteFailure(failed, rt.stderr);
+  return code;
+}
+
+/**
+ * Node's own warnings (NODE_TLS_REJECT_UNAUTHORIZED=0, a deprecation in a dependency) as
+ * hostctl's, through the sink: Node's handler would print `(node:PID) Warning: …` and a
+ * hint about --trace-warnings, which is not the user's to act on.
+ */
+function routeNodeWarnings(to: Runtime['stderr']): void {
+  // Silenced as Node would silence them.
+  if (process.env.NODE_NO_WARNINGS === '1' || process.execArgv.includes('--no-warnings')) return;
+  process.removeAllListeners('warning');
+  process.on('warning', (w: Error & { code?: string }) => {
+    const kind = w.name === 'Warning' ? '' : ` (${w.name}${w.code ? ` ${w.code}` : ''})`;
+    guarded(to).write(`hostctl: warning: ${w.message.replace(/\s*\n\s*/g, ' ')}${kind}\n`);
+  });
+}
+
+/** One sentence for output that could not be written (not a reader that went away): exit 1. */
+function reportWriteFailure(err: NodeJS.ErrnoException, to: Runtime['stderr']): number {
+  const why = err.message.replace(/^[A-Z]+: /, '').replace(/, write$/, '');
+  guarded(to).write(`hostctl: could not write to standard output: ${why}${err.code ? ` (${err.code})` : ''}.\n`);
+  return ExitCode.Error;
+}
+
+async function run(argv: string[], rt: Runtime, verbose: boolean): Promise<number> {
   try {
     // `hostctl __complete` never gets here: bin/hostctl.js runs dist/complete.cjs for it.
     const forSandbox = argv.includes('sandbox') ? sandboxArgv(argv) : undefined;

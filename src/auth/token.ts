@@ -3,7 +3,7 @@
 
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
-import { AuthError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { checkProfileName, type ProfileConfig } from '../config/config.js';
 import { readTokenFile, tokenFile } from './file-store.js';
 import type { IO } from '../io.js';
@@ -38,6 +38,23 @@ export function makeToken(value: string, source: TokenSource): Token {
   return { value, source, fingerprint: fingerprint(value) };
 }
 
+/** What HTTP allows in a header value: tab, visible ASCII, space and Latin-1. */
+const SENDABLE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+
+/**
+ * A token that cannot be a header value (a line break, another control character: a
+ * paste accident, or an attempt to add headers) is a usage error before anything is
+ * sent, naming where it came from, never echoing it.
+ */
+function sendable(token: Token, profile: string, env: NodeJS.ProcessEnv): Token {
+  if (SENDABLE.test(token.value)) return token;
+  const where = storageLabel(token.source, profile, env);
+  throw new UsageError(
+    `The token from ${where} holds a line break or another character that cannot be sent in an HTTP header; nothing was sent.`,
+    token.source === 'env' ? 'Set HOSTCTL_TOKEN to the token alone, on one line.' : 'Run "hostctl auth login" again and paste the token alone, on one line.',
+  );
+}
+
 /** Where a profile's stored token lives, for messages. */
 export function storageLabel(source: TokenSource, profile: string, env?: NodeJS.ProcessEnv): string {
   if (source === 'env') return 'HOSTCTL_TOKEN';
@@ -69,7 +86,7 @@ export async function resolveToken(
   io?: IO,
 ): Promise<Token> {
   const fromEnv = env.HOSTCTL_TOKEN?.trim();
-  if (fromEnv) return makeToken(fromEnv, 'env');
+  if (fromEnv) return sendable(makeToken(fromEnv, 'env'), profile, env);
 
   if (config?.storage === 'file') {
     checkProfileName(profile);
@@ -80,7 +97,7 @@ export async function resolveToken(
           'Run "hostctl auth login" where a keychain is available to move it there.',
       );
       if (found.loose) io?.warn(`${found.path} can be read by other users; run: chmod 600 '${found.path}'`);
-      return makeToken(found.token, 'file');
+      return sendable(makeToken(found.token, 'file'), profile, env);
     }
     throw new AuthError(
       `No token for profile "${profile}": it was saved with --insecure-storage, but ${tokenFile(profile, env)} is missing or empty.`,
@@ -100,7 +117,7 @@ export async function resolveToken(
     // Nothing was ever stored for this profile: "not logged in" is the useful message.
     stored = undefined;
   }
-  if (stored?.trim()) return makeToken(stored.trim(), 'keychain');
+  if (stored?.trim()) return sendable(makeToken(stored.trim(), 'keychain'), profile, env);
   throw new AuthError(
     config?.storage === 'keychain'
       ? `No token for profile "${profile}": the OS keychain has no entry for it any more (service "hostctl", account "${profile}").`

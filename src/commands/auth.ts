@@ -78,9 +78,22 @@ async function readStdin(ctx: Context): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The signals that end a process by default and that a person or a terminal sends. */
+const PROMPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGTERM'];
+
 /** Reads a line from the terminal with echo off (raw mode), for the token prompt. */
 function promptHidden(io: IO, question: string): Promise<string> {
   const stdin = io.stdin;
+  // A signal from outside (a closed terminal's SIGHUP, kill -QUIT, -TERM) would end the
+  // process with the terminal still raw: no echo in the shell after. The terminal is put
+  // back first, then the signal is raised again, to end the process as it would have.
+  // Listened for before raw mode: a signal sent on seeing the prompt finds it in place.
+  const onSignal = (signal: NodeJS.Signals) => {
+    stdin.setRawMode?.(false);
+    for (const s of PROMPT_SIGNALS) process.off(s, onSignal);
+    process.kill(process.pid, signal);
+  };
+  for (const s of PROMPT_SIGNALS) process.on(s, onSignal);
   // Echo goes off before the prompt appears: whatever is typed (or pasted) after seeing
   // the prompt must never reach the screen.
   stdin.setRawMode?.(true);
@@ -90,6 +103,7 @@ function promptHidden(io: IO, question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = (err?: Error) => {
+      for (const s of PROMPT_SIGNALS) process.off(s, onSignal);
       stdin.off('data', onData);
       stdin.setRawMode?.(false);
       stdin.pause();

@@ -16,6 +16,18 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * A URL as text with the password of its user:password@ part masked, for a message about a
+ * URL that may not even parse: everything from `://` (or the start) to the last `@` is the user
+ * part (a password may hold `@` or `/`), and what follows the first `:` there is masked.
+ */
+export function maskCredentials(raw: string): string {
+  return raw.replace(/^((?:[^:/?#\s]+:\/\/)?)(.*)@/s, (_all, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return `${scheme}${colon === -1 ? userinfo : `${userinfo.slice(0, colon)}:****`}@`;
+  });
+}
+
+/**
  * Checks a base URL: https, or http on a loopback host only, so that a token never
  * crosses a network in clear text. Returns it without a trailing slash.
  */
@@ -24,7 +36,7 @@ export function parseBaseUrl(raw: string, origin: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(raw, 120)}.`, 'Give a URL such as https://api.example.com/v1.');
+    throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(maskCredentials(raw), 120)}.`, 'Give a URL such as https://api.example.com/v1.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`The base URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');

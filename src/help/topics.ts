@@ -27,7 +27,9 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
   TERM                dumb: no colour and no spinner.
   COLUMNS             the width of tables when stdout is not a terminal (default 80).
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
-                      honoured, in lower case too; never for loopback hosts.
+                      honoured, in lower case too; NO_PROXY as curl reads it;
+                      never for loopback hosts. --timeout and --retries bound a
+                      proxy too; one that is not an http(s) URL is exit 2.
   BROWSER             the program "hostctl docs --open" runs.
 
 Every setting is taken from, in this order: the flag, the environment variable, the

@@ -9,6 +9,7 @@ export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
 import { isRecord } from '../json/narrow.js';
+import { PROXY_RETRY_CODE } from './proxy.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -166,8 +167,8 @@ export interface NetworkContext {
   timedOut: boolean;
   /** Headers had arrived: the failure happened while reading the body. */
   midResponse: boolean;
-  /** The request went through a proxy from HTTPS_PROXY / HTTP_PROXY. */
-  viaProxy?: boolean;
+  /** The proxy the request went through (HTTPS_PROXY / HTTP_PROXY): its host:port and variable. */
+  proxy?: { label: string; variable: string };
 }
 
 /**
@@ -182,11 +183,20 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   let hint: string | undefined;
   let dropped = false;
   const proxyStatus = /Proxy response \((\d{3})\)/.exec(firstMessage(err))?.[1];
-  if (proxyStatus) {
-    message = `The proxy refused to connect to ${host} (it answered ${proxyStatus}).`;
+  const proxy = c.proxy ? `the proxy ${c.proxy.label} (${c.proxy.variable})` : 'the proxy';
+  const via = c.proxy ? ` through ${proxy}` : '';
+  if (proxyStatus === '407') {
+    message = `${capitalised(proxy)} asks for credentials (407): it would not open a tunnel to ${host}.`;
+    hint = `Check the user name and password in ${c.proxy?.variable ?? 'HTTPS_PROXY'} (http://user:password@host:port, special characters percent-encoded).`;
+  } else if (proxyStatus) {
+    message = `${capitalised(proxy)} refused to connect to ${host} (it answered ${proxyStatus}).`;
     hint = 'Check HTTPS_PROXY / HTTP_PROXY, or list the host in NO_PROXY to go without the proxy.';
+  } else if (has(PROXY_RETRY_CODE)) {
+    dropped = true;
+    message = `${capitalised(proxy)} closed the connection before the tunnel to ${host} was open.`;
+    hint = `Check the proxy in ${c.proxy?.variable ?? 'HTTPS_PROXY'} (and its credentials), or list the host in NO_PROXY to go without it.`;
   } else if (c.timedOut || has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
-    message = `No answer from ${host} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
+    message = `No answer from ${host}${via} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
   } else if (has('ECONNREFUSED')) {
     message = `Could not connect to ${host}: connection refused. Is the server running, and is --base-url right?`;
   } else if (has('ENOTFOUND')) {
@@ -212,10 +222,14 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
     message = `Could not talk to ${host}: ${oneLine(firstMessage(err), 120)}.`;
     hint = 'Check --base-url and your network connection; run with --verbose for details.';
   }
-  if (c.viaProxy && !proxyStatus) hint = `${hint ? `${hint} ` : ''}The request went through the proxy set in HTTPS_PROXY / HTTP_PROXY; check it too.`;
+  if (c.proxy && !proxyStatus && !has(PROXY_RETRY_CODE)) hint = `${hint ? `${hint} ` : ''}The request went through ${proxy}; check it too.`;
   const code = codes[0];
   const cause = new Error(`${code ? `${code}: ` : ''}${oneLine(firstMessage(err), 2000)}`);
   return new NetworkError(message, hint, { cause, dropped });
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function formatSeconds(ms: number): string {

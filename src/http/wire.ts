@@ -5,9 +5,11 @@
 
 import type { Dispatcher } from 'undici';
 import { ApiError, HostctlError } from '../errors.js';
-import { isLoopbackHost } from '../config/url.js';
 import { networkError } from './errors.js';
 import type { Answer, Exchange } from './layers.js';
+import { boundedProxyAgent, proxyFor, ProxyGate, type ProxyChoice } from './proxy.js';
+
+export { noProxyMatches } from './noproxy.js';
 
 /** The most a response body may hold; past it the response is dropped. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -21,25 +23,6 @@ function loadUndici(): Promise<Undici> {
   // undici is CommonJS. Bundled with code splitting, esbuild gives its dynamic import a
   // chunk whose only export is `default`; unbundled (tests), Node gives named exports.
   return (undiciModule ??= import('undici').then((m: Undici | { default: Undici }) => ('Agent' in m ? m : m.default)));
-}
-
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
-
-/** Whether NO_PROXY (curl's rules: *, host, .domain, *.domain, optional :port) names this URL's host. */
-export function noProxyMatches(url: URL, noProxy: string | undefined): boolean {
-  if (!noProxy) return false;
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  for (const raw of noProxy.split(/[\s,]+/)) {
-    const entry = raw.trim().toLowerCase();
-    if (!entry) continue;
-    if (entry === '*') return true;
-    const m = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[|\](?=:\d+$|$)/g, ''));
-    const name = (m?.[1] ?? entry).replace(/^\*?\./, '');
-    if (m?.[2] !== undefined && m[2] !== port) continue;
-    if (host === name || host.endsWith(`.${name}`)) return true;
-  }
-  return false;
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -62,16 +45,21 @@ export class Wire {
   sent = 0;
   private dispatcher?: Dispatcher;
   private proxyDispatcher?: Dispatcher;
+  private proxyKey?: string;
+  /** Tunnels through the proxy: one attempt per exchange (proxy.ts). */
+  private readonly proxyGate = new ProxyGate();
 
   constructor(private readonly o: WireOptions) {}
 
   /**
-   * Loads undici and makes the pool for a URL. HTTPS_PROXY, HTTP_PROXY and NO_PROXY are
-   * honoured through undici's EnvHttpProxyAgent, except for loopback hosts, which never
-   * go through a proxy (as in Go's net/http, and so gh): the sandbox on 127.0.0.1 must
-   * keep working in a shell that has a corporate proxy set.
+   * Loads undici and makes the pool for a URL: direct, or through the proxy proxy.ts
+   * chooses (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; never for loopback hosts, as in Go's
+   * net/http and so gh: the sandbox on 127.0.0.1 must keep working in a shell that has a
+   * corporate proxy set).
    */
-  async ready(url: URL): Promise<{ undici: Undici; dispatcher: Dispatcher }> {
+  async ready(url: URL): Promise<{ undici: Undici; dispatcher: Dispatcher; proxy?: ProxyChoice }> {
+    // Chosen before undici loads: a malformed variable is a usage error with nothing sent.
+    const proxy = proxyFor(url, this.o.env);
     const undici = await loadUndici();
     const opts = {
       keepAliveTimeout: 10_000,
@@ -79,14 +67,16 @@ export class Wire {
       headersTimeout: this.o.timeoutMs,
       bodyTimeout: this.o.timeoutMs,
     };
-    const env = this.o.env;
-    // A host NO_PROXY lists goes direct: the direct pool is used for it, so that an error
-    // does not blame a proxy the request never went through.
-    const proxied = !isLoopbackHost(url.hostname) && PROXY_VARS.some((k) => env[k]) && !noProxyMatches(url, env.NO_PROXY ?? env.no_proxy);
-    // The run's environment, not process.env (which undici reads when these are absent).
-    const fromEnv = { httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '', httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? '', noProxy: env.no_proxy ?? env.NO_PROXY ?? '' };
-    if (proxied) return { undici, dispatcher: (this.proxyDispatcher ??= new undici.EnvHttpProxyAgent({ ...opts, ...fromEnv })) };
-    return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
+    if (!proxy) return { undici, dispatcher: (this.dispatcher ??= new undici.Agent(opts)) };
+    if (this.proxyKey !== proxy.url.href) this.dropProxy();
+    this.proxyKey = proxy.url.href;
+    return { undici, dispatcher: (this.proxyDispatcher ??= boundedProxyAgent(undici, proxy, opts, this.proxyGate)), proxy };
+  }
+
+  /** Destroys the proxy's pool (what it holds may still be trying to connect): the next exchange makes a new one. */
+  private dropProxy(): void {
+    this.proxyDispatcher?.destroy(closedError()).catch(() => undefined);
+    this.proxyDispatcher = undefined;
   }
 
   /**
@@ -94,24 +84,35 @@ export class Wire {
    * a success's (`hostctl api` prints it).
    */
   async send(a: Exchange, keepErrorBody: boolean): Promise<Answer> {
-    const { undici, dispatcher } = await this.ready(a.url);
-    const viaProxy = dispatcher === this.proxyDispatcher;
+    const { undici, dispatcher, proxy } = await this.ready(a.url);
     const controller = new AbortController();
     let timedOut = false;
+    // undici does not abort a request still waiting for its tunnel (nodejs/undici#3897):
+    // through a proxy, the timeout ends the exchange itself, and the proxy's pool with it.
+    let expire: (err: Error) => void = () => undefined;
+    const expired = new Promise<never>((_resolve, reject) => (expire = reject));
+    expired.catch(() => undefined);
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
+      if (proxy) {
+        expire(new Error('timed out'));
+        this.dropProxy();
+      }
     }, this.o.timeoutMs);
+    if (proxy) this.proxyGate.begin();
     let midResponse = false;
     try {
       this.sent++;
-      const res = await undici.request(a.url, {
+      const pending = undici.request(a.url, {
         method: a.method as Dispatcher.HttpMethod,
         headers: a.headers,
         body: a.body === undefined ? undefined : typeof a.body === 'string' ? a.body : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength),
         dispatcher,
         signal: controller.signal,
       });
+      if (proxy) pending.catch(() => undefined);
+      const res = proxy ? await Promise.race([pending, expired]) : await pending;
       midResponse = true;
       const headers = flattenHeaders(res.headers);
       const ok = res.statusCode >= 200 && res.statusCode <= 299;
@@ -119,7 +120,7 @@ export class Wire {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;
-      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, viaProxy });
+      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, proxy });
     } finally {
       clearTimeout(timer);
     }

@@ -56,7 +56,7 @@ export function sandboxProgram(out: Writable = process.stdout): Command {
     .addHelpText(
       'after',
       `
-Prints two lines on stdout, then serves until Ctrl-C (SIGINT) or SIGTERM:
+Prints two lines on stdout, then serves until Ctrl-C (SIGINT, exit 130) or SIGTERM (143):
   HOSTCTL_BASE_URL=http://127.0.0.1:PORT/v1
   HOSTCTL_TOKEN=<a token named "sandbox">
 Logs go to stderr, after the "export ..." line to paste into another terminal.
@@ -160,6 +160,20 @@ export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStr
     }
     throw err;
   }
+  // Listening for the signals before the two lines go out: a script that reads them and
+  // stops the sandbox at once must get the sandbox's exit code, not the signal's death.
+  const running = sandbox;
+  const stopped = new Promise<number>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      note(`hostctl sandbox: ${signal} received, stopping.\n`);
+      // The contract's codes for a run ended by a signal (128 + its number), the sandbox's too.
+      void running.close().then(() => resolve(signal === 'SIGINT' ? 130 : 143));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   stdout.write(`HOSTCTL_BASE_URL=${sandbox.url}\nHOSTCTL_TOKEN=${sandbox.token}\n`);
   // stdout usually goes to a file (`> sandbox.env`); the person at the terminal, or reading
   // the log, gets the line to paste into another shell. It is the sandbox's own
@@ -168,16 +182,5 @@ export async function sandboxMain(argv: string[], { stdout, stderr }: SandboxStr
     `hostctl sandbox: serving ${sandbox.url} (rate limit ${options.rateLimit} per ${options.windowSeconds}s per token${options.stateFile ? `, state in ${options.stateFile}` : ''}). Stop with Ctrl-C.\n` +
       `hostctl sandbox: to use it from another terminal, run:\n${exportLine(sandbox.url, sandbox.token)}\n`,
   );
-
-  const running = sandbox;
-  return new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      note(`hostctl sandbox: ${signal} received, stopping.\n`);
-      void running.close().then(() => resolve(0));
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  return stopped;
 }

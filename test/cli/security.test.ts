@@ -204,3 +204,17 @@ describe('files', () => {
     }
   });
 });
+
+describe('a token that cannot be a header value', () => {
+  it('CR, LF or another control character in HOSTCTL_TOKEN is a usage error (exit 2), nothing sent, the token not echoed', async () => {
+    const api = await server(behaviours.ok);
+    for (const bad of [`${TOKEN}\r\nX-Injected: 1`, `${TOKEN}\nsecond-line`, `abc\u0000${TOKEN}`, `${TOKEN}\u007f`]) {
+      const r = await hostctl(['apps', 'list', '--base-url', api.baseUrl], { HOSTCTL_TOKEN: bad });
+      expect(r.code, JSON.stringify(bad)).toBe(2);
+      expect(r.stderr).toBe(
+        'hostctl: The token from HOSTCTL_TOKEN holds a line break or another character that cannot be sent in an HTTP header; nothing was sent.\nSet HOSTCTL_TOKEN to the token alone, on one line.\n',
+      );
+    }
+    expect(api.seen).toEqual([]);
+  });
+});

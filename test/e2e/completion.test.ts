@@ -4,7 +4,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, runCli, runProcess, tmpDir } from '../support/cli.js';
@@ -322,6 +322,80 @@ describe.runIf(mustRun || !absent.has('fish'))('names beside IDs in fish', () =>
     if (line === undefined) throw new Error('the case of "hostctl apps get ap-7f3k-" is gone');
     for (const shell of ['fish (source file)', 'fish (hostctl completion fish | source)']) {
       expect(sorted(answer(shell, line).raw), shell).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+    }
+  });
+});
+
+describe.runIf(mustRun || !absent.has('bash'))('bash inserts every candidate quoted for the shell', () => {
+  // Profile names come from the config, which may hold anything: readline inserts what
+  // COMPREPLY holds as it is, and Enter would run it.
+  const HOSTILE = ['staging;touch pwned;', "it's $(touch pwned2)", 'a b', 'x`touch pwned3`', 'plain-name_1'];
+
+  it('each candidate, read back as the shell reads the line, is the name itself, and runs nothing', async () => {
+    const dir = tmpDir('hostctl-bash-quote-');
+    try {
+      const config = join(dir.path, 'config');
+      const cwd = join(dir.path, 'cwd');
+      mkdirSync(config);
+      mkdirSync(cwd);
+      writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(HOSTILE.map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
+      const script = [
+        'source "$1"',
+        'COMP_WORDS=(hostctl --profile ""); COMP_CWORD=2',
+        '_hostctl_complete',
+        // What the line holds after the candidate is inserted, read as bash reads it.
+        'for c in "${COMPREPLY[@]}"; do eval "set -- $c"; printf "%s\\n" "$1"; done',
+      ].join('\n');
+      const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(sorted(r.stdout.split('\n').filter(Boolean))).toEqual(sorted(['default', ...HOSTILE]));
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+// zsh quotes what it inserts itself (compadd and _describe without -Q): a Tab in a real
+// zsh line editor, then the word read back as zsh reads the line ((z) splits it, (Q)
+// removes the quoting). The driver waits for markers, not for time.
+const ZSH_INSERT_DRIVER = [
+  'zmodload zsh/zpty || exit 3',
+  'fpathdir=$1 dump=$2',
+  'shift 2',
+  'zpty z zsh -f -i',
+  `zpty -w z "PROMPT='' RPROMPT='' PS2=''"`,
+  'zpty -w z "fpath=($fpathdir:q \\$fpath); autoload -Uz compinit; compinit -u -d $dump:q"',
+  `zpty -w z 'zstyle ":completion:*" insert-tab false; __show() { local w=(\${(z)BUFFER}); print -r -- "<<""W>>\${(Q)w[3]}<<""END>>"; BUFFER="" }; zle -N __show; bindkey "^X" __show'`,
+  'for prefix in "$@"; do',
+  `  zpty -w -n z "hostctl --profile $prefix"$'\\t\\C-x'`,
+  "  out=''",
+  `  while zpty -r z line; do out+=$line; [[ $out == *'<<W>>'*'<<END>>'* ]] && break; done`,
+  `  print -r -- "\${\${out##*<<W>>}%%<<END>>*}"`,
+  'done',
+  'zpty -d z',
+  '',
+].join('\n');
+
+describe.runIf(mustRun || !absent.has('zsh'))('zsh inserts every candidate quoted for the shell', () => {
+  const HOSTILE: Record<string, string> = { stag: 'staging;touch pwned;', it: "it's $(touch pwned2)", x: 'x`touch pwned3`', a: 'a b' };
+
+  it('the inserted word, read back as zsh reads the line, is the name itself', async () => {
+    const dir = tmpDir('hostctl-zsh-quote-');
+    try {
+      const config = join(dir.path, 'config');
+      mkdirSync(config);
+      writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(Object.values(HOSTILE).map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
+      const driver = join(dir.path, 'driver.zsh');
+      writeFileSync(driver, ZSH_INSERT_DRIVER);
+      const r = await runProcess('zsh', ['-f', driver, SCRIPTS, join(dir.path, 'zcompdump'), ...Object.keys(HOSTILE)], { env: shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd: dir.path, timeoutMs: 60_000 });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout.split('\n').filter(Boolean)).toEqual(Object.values(HOSTILE));
+      expect(readdirSync(dir.path).filter((f) => f.startsWith('pwned'))).toEqual([]);
+    } finally {
+      dir.cleanup();
     }
   });
 });

@@ -10,6 +10,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { baseEnv, BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
 import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
+import { createServer } from 'node:net';
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
 import { startSandboxHere } from '../support/sandbox-here.js';
 
 describe('a reader that goes away', () => {
@@ -31,6 +41,47 @@ describe('a reader that goes away', () => {
       const r = await runProcess('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${args} | true`], { env: env() });
       expect(r.stderr, args).toBe('');
       expect(r.code, args).toBe(0);
+    }
+  });
+});
+
+describe('output that cannot be written (a full disk: /dev/full)', () => {
+  let server: PlatformServer;
+  let config: { path: string; cleanup(): void };
+  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, HOME: config.path });
+  beforeAll(async () => {
+    server = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
+    config = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config?.cleanup();
+  });
+
+  it('every command, local or not, ends with exit 1 and one sentence, never exit 0 nor a stack trace', async () => {
+    const commands = ['auth token', 'auth status', 'config path', 'config list', '--help', '--version', 'version', 'completion bash', 'apps list', 'apps list --all -o ndjson'];
+    for (const args of commands) {
+      const r = await runProcess('bash', ['-c', `"${process.execPath}" "${BIN}" ${args} > /dev/full`], { env: env() });
+      expect(r.stderr, args).toBe('hostctl: could not write to standard output: no space left on device (ENOSPC).\n');
+      expect(r.code, args).toBe(1);
+    }
+  });
+});
+
+describe("Node's own warnings", () => {
+  it('reach stderr as hostctl warnings, through the sink, one line each', async () => {
+    const config = tmpDir();
+    try {
+      const r = await runCli(['apps', 'list', '--base-url', `https://127.0.0.1:${await closedPort()}/v1`], {
+        env: { ...NO_PROXY_ENV, HOSTCTL_TOKEN: 'hct_warn_e2e_token_123456', HOSTCTL_CONFIG_DIR: config.path, HOME: config.path, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+      });
+      expect(r.code).toBe(6);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines[0]).toBe("hostctl: warning: Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0' makes TLS connections and HTTPS requests insecure by disabling certificate verification.");
+      for (const line of lines) expect(line).toMatch(/^(hostctl: |Check |Is |Run )/);
+      expect(r.stderr).not.toMatch(/\(node:\d+\)|--trace-warnings/);
+    } finally {
+      config.cleanup();
     }
   });
 });

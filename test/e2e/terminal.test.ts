@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runInPty, runInPtyInteractive, tmpDir } from '../support/cli.js';
+import { BIN, runInPty, runInPtyInteractive, runProcess, tmpDir } from '../support/cli.js';
 import { behaviours, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 import { platformOf, startAlt, type PlatformServer } from '../support/servers.js';
 import { startSandboxHere } from '../support/sandbox-here.js';
@@ -90,5 +90,59 @@ describe('at the hidden prompt', () => {
     expect(r.stdout).toMatch(/hostctl: Login interrupted; nothing was stored\./);
     expect(s.connections()).toBe(0);
     expect(readdirSync(config.path)).toEqual([]);
+  });
+});
+
+describe('a signal at the hidden token prompt', () => {
+  // The prompt puts the terminal in raw mode (no echo). Node puts it back on SIGINT and
+  // SIGTERM itself; on SIGHUP or SIGQUIT the process died with the terminal still raw, and
+  // the shell after it showed nothing typed. The shell in the pty runs `stty -a` once
+  // hostctl has ended, and prints how the signal ended it.
+  for (const [signal, status] of [['SIGQUIT', 131], ['SIGHUP', 129], ['SIGTERM', 143], ['SIGINT', 130]] as const) {
+    it(`${signal} ends hostctl as the signal does, and leaves the terminal echoing`, async () => {
+      const login = [process.execPath, BIN, 'auth', 'login', '--insecure-storage', '--base-url', 'http://127.0.0.1:9/v1'].map((a) => `'${a}'`).join(' ');
+      // sh prints its PID and becomes hostctl (exec), so the test signals hostctl itself.
+      const inner = `sh -c 'echo "PID=$$"; exec ${login.replace(/'/g, '')}'; echo "STATUS=$?"; stty -a`;
+      let sent = false;
+      const r = await runProcess('script', ['-qfec', inner, '/dev/null'], { env: { ...NO_PROXY_ENV, TERM: 'xterm-256color', HOME: home.path, HOSTCTL_CONFIG_DIR: config.path }, timeoutMs: 30_000 }, (out) => {
+        const pid = /PID=(\d+)/.exec(out)?.[1];
+        if (!sent && pid && /input is hidden/.test(out)) {
+          sent = true;
+          process.kill(Number(pid), signal);
+        }
+      });
+      expect(sent, r.stdout).toBe(true);
+      expect(r.stdout).toContain(`STATUS=${status}`);
+      const modes = r.stdout.slice(r.stdout.indexOf('STATUS='));
+      expect(modes).toMatch(/(^|\s)echo(\s|$)/m);
+      expect(modes).toMatch(/(^|\s)icanon(\s|$)/m);
+      expect(modes).not.toMatch(/-echo(\s|$)/m);
+      expect(readdirSync(config.path)).toEqual([]);
+    });
+  }
+});
+
+describe('SIGUSR1 while the token may be in memory', () => {
+  it("does not open Node's inspector: the prompt stays, and Ctrl-C still ends it with 130", async () => {
+    const login = [process.execPath, BIN, 'auth', 'login', '--insecure-storage', '--base-url', 'http://127.0.0.1:9/v1'].join(' ');
+    const inner = `sh -c 'echo "PID=$$"; exec ${login}'`;
+    let phase: 'prompt' | 'signalled' | 'done' = 'prompt';
+    const r = await runProcess('script', ['-qfec', inner, '/dev/null'], { env: { ...NO_PROXY_ENV, TERM: 'xterm-256color', HOME: home.path, HOSTCTL_CONFIG_DIR: config.path }, timeoutMs: 30_000 }, (out, stdin) => {
+      const pid = /PID=(\d+)/.exec(out)?.[1];
+      if (phase === 'prompt' && pid && /input is hidden/.test(out)) {
+        phase = 'signalled';
+        process.kill(Number(pid), 'SIGUSR1');
+        // Node's inspector says "Debugger listening on ws://…" at once when the signal opens
+        // it; the margin only gives a busy machine room to say it. Then Ctrl-C.
+        setTimeout(() => {
+          phase = 'done';
+          stdin.write('\u0003');
+        }, 1500);
+      }
+    });
+    expect(phase).toBe('done');
+    expect(r.stdout).not.toMatch(/Debugger listening|inspector/i);
+    expect(r.stdout).toMatch(/hostctl: Login interrupted; nothing was stored\./);
+    expect(r.code, r.stdout).toBe(130);
   });
 });

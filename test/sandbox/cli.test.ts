@@ -57,10 +57,11 @@ function runUntilSignal(signal: NodeJS.Signals, args: string[] = [], before: str
 }
 
 describe('start-up and stop', () => {
-  it('prints exactly the two lines, logs requests to stderr without the token, and stops on SIGTERM with 0', async () => {
+  it('prints exactly the two lines, logs requests to stderr without the token, and stops on SIGTERM with 143', async () => {
     const r = await runUntilSignal('SIGTERM');
     expect(r.stdout).toMatch(/^HOSTCTL_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1\nHOSTCTL_TOKEN=\S+\n$/);
-    expect(r.code).toBe(0);
+    // The contract: 143 terminated (SIGTERM), the sandbox included.
+    expect(r.code).toBe(143);
     const token = /HOSTCTL_TOKEN=(.*)/.exec(r.stdout)?.[1] ?? 'missing';
     expect(r.stderr).toContain('GET /v1/teams 200 sandbox');
     // The token is on stderr once: in the line to paste into another terminal, never in the request log.
@@ -78,13 +79,13 @@ describe('start-up and stop', () => {
   it('hostctl -q --no-color sandbox: the two lines on stdout, and nothing on stderr but warnings and errors', async () => {
     const r = await runUntilSignal('SIGTERM', [], ['-q', '--no-color']);
     expect(r.stdout).toMatch(/^HOSTCTL_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1\nHOSTCTL_TOKEN=\S+\n$/);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(143);
     expect(r.stderr).toBe('');
   });
 
-  it('stops on SIGINT with 0', async () => {
+  it('stops on SIGINT (Ctrl-C) with 130', async () => {
     const r = await runUntilSignal('SIGINT');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(130);
     expect(r.stdout.split('\n')).toHaveLength(3);
   });
 

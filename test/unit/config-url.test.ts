@@ -14,6 +14,15 @@ describe('parseBaseUrl', () => {
     expect(parseBaseUrl('https://api.example.invalid/v1/?a=1#x', 'test').href).toBe('https://api.example.invalid/v1');
   });
 
+  it('a URL that does not parse is echoed with its password masked', () => {
+    expect(() => parseBaseUrl('https://me:hunter2-secret@api.exa mple.invalid/v1', '--base-url')).toThrow(
+      'The base URL from --base-url is not a valid URL: https://me:****@api.exa mple.invalid/v1.',
+    );
+    // a password holding @ and / is masked whole
+    expect(() => parseBaseUrl('https://me:a/b@api.invalid:99999/v1', '--base-url')).toThrow('is not a valid URL: https://me:****@api.invalid:99999/v1.');
+    expect(() => parseBaseUrl('https://api .invalid/v1', '--base-url')).toThrow('is not a valid URL: https://api .invalid/v1.');
+  });
+
   it('allows plain http on loopback only', () => {
     expect(parseBaseUrl('http://127.0.0.1:8080/v1', 'test').origin).toBe('http://127.0.0.1:8080');
     expect(() => parseBaseUrl('http://api.example.invalid/v1', 'test')).toThrow(/only travel over https/);

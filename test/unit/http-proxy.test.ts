@@ -40,7 +40,7 @@ describe('proxies', () => {
       const err = await rejection(h.client.request({ path: '/apps' }));
       expect(err).toBeInstanceOf(NetworkError);
       expect(err.message).not.toContain(TOKEN);
-      expect(err.message).toBe('The proxy refused to connect to api.hostctl-test.invalid:443 (it answered 502).');
+      expect(err.message).toBe(`The proxy 127.0.0.1:${port} (HTTPS_PROXY) refused to connect to api.hostctl-test.invalid:443 (it answered 502).`);
       expect(connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:443']);
       expect(JSON.stringify(connects[0]!.headers)).not.toContain(TOKEN);
     } finally {

@@ -1,0 +1,107 @@
+// NO_PROXY as curl reads it (src/http/noproxy.ts), and the choice of proxy
+// (src/http/proxy.ts). Pure functions: the rules about addresses that are not loopback
+// are tested here, never with traffic.
+
+import { describe, expect, it } from 'vitest';
+import { noProxyMatches } from '../../src/http/noproxy.js';
+import { proxyFor } from '../../src/http/proxy.js';
+import { UsageError } from '../../src/errors.js';
+
+const matches = (url: string, noProxy: string) => noProxyMatches(new URL(url), noProxy);
+
+describe('NO_PROXY, curl rules', () => {
+  it.each([
+    ['https://example.com/v1', 'example.com', true],
+    ['https://www.example.com/v1', 'example.com', true],
+    ['https://www.example.com/v1', '.example.com', true],
+    ['https://notexample.com/v1', 'example.com', false],
+    ['https://example.com.evil.invalid/v1', 'example.com', false],
+    ['https://EXAMPLE.com/v1', 'Example.COM', true],
+    ['https://other.invalid/v1', 'a.invalid, b.invalid ,other.invalid', true],
+    ['https://other.invalid/v1', '', false],
+    ['https://other.invalid/v1', '*', true],
+  ])('%s with NO_PROXY=%s: %s', (url, noProxy, want) => {
+    expect(matches(url, noProxy)).toBe(want);
+  });
+
+  it('ignores a trailing dot on either side', () => {
+    expect(matches('https://api.example.com./v1', 'example.com')).toBe(true);
+    expect(matches('https://api.example.com/v1', 'example.com.')).toBe(true);
+    expect(matches('https://api.example.com./v1', '.example.com.')).toBe(true);
+    expect(matches('https://api.example.com./v1', 'other.com.')).toBe(false);
+  });
+
+  it('compares internationalised names in either form', () => {
+    expect(matches('https://api.bücher.example/v1', 'bücher.example')).toBe(true);
+    expect(matches('https://api.bücher.example/v1', 'xn--bcher-kva.example')).toBe(true);
+    expect(matches('https://api.xn--bcher-kva.example/v1', '.BÜCHER.example')).toBe(true);
+    expect(matches('https://api.bucher.example/v1', 'bücher.example')).toBe(false);
+  });
+
+  it('bare IPv6 entries are addresses, not host and port', () => {
+    expect(matches('https://[2001:db8::1]/v1', '2001:db8::1')).toBe(true);
+    expect(matches('https://[2001:db8::1]/v1', '2001:db8:0:0:0:0:0:1')).toBe(true);
+    expect(matches('https://[2001:db8::1]/v1', '[2001:db8::1]')).toBe(true);
+    expect(matches('https://[2001:db8::2]/v1', '2001:db8::1')).toBe(false);
+    // `::1` was read as host `:` port 1 before
+    expect(matches('https://[2001:db8::1]:1/v1', '2001:db8::')).toBe(false);
+    expect(matches('https://[2001:db8::1]/v1', '[2001:db8::1]:443')).toBe(true);
+    expect(matches('https://[2001:db8::1]/v1', '[2001:db8::1]:8443')).toBe(false);
+    expect(matches('https://[::ffff:10.1.2.3]/v1', '::ffff:10.1.2.3')).toBe(true);
+  });
+
+  it('IP addresses match only IP entries: the same address or a CIDR network', () => {
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3')).toBe(true);
+    expect(matches('https://10.1.2.3/v1', '10.0.0.0/8')).toBe(true);
+    expect(matches('https://11.1.2.3/v1', '10.0.0.0/8')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.0/24')).toBe(true);
+    expect(matches('https://10.1.3.3/v1', '10.1.2.0/24')).toBe(false);
+    // A domain suffix never matches an address: 2.3 is no domain of 10.1.2.3.
+    expect(matches('https://10.1.2.3/v1', '.2.3')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '2.3')).toBe(false);
+    expect(matches('https://[fd00::5]/v1', 'fd00::/8')).toBe(true);
+    expect(matches('https://[fe80::5]/v1', 'fd00::/8')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3:443')).toBe(true);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3:80')).toBe(false);
+  });
+
+  it("hostctl's additions: :port and *.domain", () => {
+    expect(matches('https://api.example.com/v1', 'example.com:443')).toBe(true);
+    expect(matches('https://api.example.com/v1', 'example.com:8443')).toBe(false);
+    expect(matches('https://api.example.com:8443/v1', 'example.com:8443')).toBe(true);
+    expect(matches('https://api.example.com/v1', '*.example.com')).toBe(true);
+  });
+});
+
+describe('the proxy chosen for a URL', () => {
+  const url = new URL('https://api.example.invalid/v1');
+
+  it('https_proxy before HTTPS_PROXY before the HTTP ones; http URLs use only the HTTP ones', () => {
+    expect(proxyFor(url, { HTTPS_PROXY: 'http://a.invalid:1', https_proxy: 'http://b.invalid:2' })).toMatchObject({ variable: 'https_proxy', label: 'b.invalid:2' });
+    expect(proxyFor(url, { HTTP_PROXY: 'http://c.invalid:3' })).toMatchObject({ variable: 'HTTP_PROXY', label: 'c.invalid:3' });
+    expect(proxyFor(new URL('http://api.example.invalid/v1'), { HTTPS_PROXY: 'http://a.invalid:1' })).toBeUndefined();
+  });
+
+  it('a scheme-less value is http://, its port defaulting to 80', () => {
+    expect(proxyFor(url, { HTTPS_PROXY: 'user:pw@proxy.invalid' })).toMatchObject({ label: 'proxy.invalid:80' });
+  });
+
+  it('loopback hosts and hosts NO_PROXY names go direct, whatever the proxy variable holds', () => {
+    expect(proxyFor(new URL('http://127.0.0.1:9/v1'), { HTTP_PROXY: 'not a url' })).toBeUndefined();
+    expect(proxyFor(url, { HTTPS_PROXY: 'http://p.invalid:1', NO_PROXY: '.example.invalid' })).toBeUndefined();
+  });
+
+  it('a malformed or non-http proxy is a usage error naming the variable, its password masked', () => {
+    const bad = (value: string) => {
+      try {
+        proxyFor(url, { HTTPS_PROXY: value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(UsageError);
+        return (err as Error).message;
+      }
+      throw new Error(`accepted ${value}`);
+    };
+    expect(bad('http://u:topsecret@exa mple:80')).toBe('HTTPS_PROXY is not a valid proxy URL: http://u:****@exa mple:80.');
+    expect(bad('socks5://u:topsecret@proxy.invalid:1080')).toBe('HTTPS_PROXY names a socks5: proxy (socks5://u:****@proxy.invalid:1080); hostctl uses http:// and https:// proxies only.');
+  });
+});
