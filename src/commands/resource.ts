@@ -192,6 +192,7 @@ async function printerFor(ctx: Context, resource: Resource, shape: 'list' | 'sin
     columns: ['publicId', ...resource.columns],
     jq: ctx.opts.jq,
     names: format === 'table' ? nameLookup(ctx) : undefined,
+    references: (resource.relations ?? []).map((r) => r.flag),
     shape: shape === 'list' ? 'list' : undefined,
   });
 }

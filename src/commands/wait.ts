@@ -146,7 +146,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
     spinner.stop();
   }
   ctx.state().rememberIds(ctx.profileName(), resource.name, ids);
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns, references: (resource.relations ?? []).map((r) => r.flag) });
   for (const id of ids) printer.add([result.found.get(id)]);
   await printer.end(ids.length === 1 ? 'single' : 'list');
 }

@@ -192,7 +192,7 @@ describe('--help', () => {
       const name = `hostctl ${path.join(' ')} --help`;
       expect(r.code, name).toBe(0);
       expect(r.stdout, name).toMatch(/^Usage: hostctl/);
-      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n){2,}/);
+      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n(?: {6}.*\n)*){2,}/);
       expect(r.stdout, name).toMatch(/\nLearn more:\n(?: {2}(?:hostctl help|man) .*\n)+/);
       // The sandbox parses its own flags; it takes no global one.
       if (path.length > 0 && path[0] !== 'sandbox') expect(r.stdout, name).toMatch(/\nInherited Options:\n(?:.*\n)*? {2}--base-url <url>.*\n(?:.*\n)*? {2}-o, --output <format>/);
