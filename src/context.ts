@@ -180,7 +180,7 @@ export class Context {
       if (mark) {
         throw new AuthError(
           `The API rejected this token (${token.source === 'env' ? 'HOSTCTL_TOKEN' : token.source}) on ${new Date(mark.at).toISOString()}; hostctl will not send it again, because retrying a rejected token locks out your IP address.`,
-          'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+          (await import('./auth/advice.js')).newTokenAdvice(mark.sandbox === true),
         );
       }
       return token;

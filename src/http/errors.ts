@@ -15,6 +15,7 @@ export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
 import { isRecord } from '../json/narrow.js';
+import { newTokenAdvice } from '../auth/advice.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -76,6 +77,8 @@ export interface StatusContext {
   tokenSent?: boolean;
   /** true when a 401's rejected mark could be written nowhere: the next run would send the token again. */
   unrecorded?: boolean;
+  /** The answer came from a hostctl sandbox (its X-Hostctl-Sandbox header). */
+  sandbox?: boolean;
 }
 
 function describeRequest(method: string, url: URL): string {
@@ -98,12 +101,12 @@ export function statusError(c: StatusContext): HostctlError {
   } else if (c.status === 401 && c.unrecorded) {
     err = new AuthError(
       `The API rejected the token (${statusLine} for ${what}), and hostctl could not record this: neither the config dir nor any fallback place can be written, so the next run would send it again, and retrying a rejected token locks out your IP address.`,
-      'Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout", then create a new token in the dashboard (account menu, "API tokens").',
+      `Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout". ${newTokenAdvice(c.sandbox === true)}`,
     );
   } else if (c.status === 401) {
     err = new AuthError(
       `The API rejected the token (${statusLine} for ${what}). hostctl will not send this token again, because retrying a rejected token locks out your IP address.`,
-      'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+      newTokenAdvice(c.sandbox === true),
     );
   } else if (c.status === 403) {
     err = new AuthError(
