@@ -260,7 +260,7 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
   let failure: unknown;
   let token: Token | undefined;
   try {
-    token = await ctx.resolveToken();
+    token = await ctx.resolveToken({ alwaysWarn: true });
   } catch (err) {
     failure = err;
   }

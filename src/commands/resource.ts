@@ -437,6 +437,7 @@ export async function getRun(ctx: Context, resource: Resource, rawIds: string[],
     else await printer.add([item]);
   }
   if (found.size > 0) await printer.end(rawIds.length === 1 ? 'single' : 'list');
-  for (const id of missing) ctx.io.stderr.write(`not found: ${id}\n`);
-  if (missing.length > 0) throw new NotFoundError('');
+  if (missing.length > 0) {
+    throw new NotFoundError(`not found: ${missing.join(', ')}`, `Run "hostctl ${resource.name} list" to see the ${resource.name} this token can see.`);
+  }
 }

@@ -97,12 +97,12 @@ export interface PollResult {
  * there (waiting for it would be in vain), DeadlineError when the next round would start
  * after the deadline.
  */
-export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number }, deps: PollDeps): Promise<PollResult> {
+export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number; resource?: string }, deps: PollDeps): Promise<PollResult> {
   const end = deps.now() + o.deadlineMs;
   for (let rounds = 1; ; rounds++) {
     const found = await deps.fetch();
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".');
+    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, `Check the IDs with "hostctl ${o.resource ?? '<resource>'} list".`);
     const pending = ids.filter((id) => !conditions.every((c) => meets(found.get(id), c)));
     if (pending.length === 0) return { found, rounds };
     const next = Math.max(o.intervalMs, deps.budgetInterval());
@@ -133,7 +133,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   const spinner = await ctx.io.spinner(`Waiting for ${ids.length === 1 ? resource.singular : `${ids.length} ${resource.name}`} to meet ${conditions.map(describe).join(' and ')}…`);
   let result: PollResult;
   try {
-    result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
+    result = await pollUntil(ids, conditions, { deadlineMs, intervalMs, resource: resource.name }, {
       fetch: () => fetchByIds(http, resource, ids, true),
       now: ctx.clock.now,
       sleep: ctx.clock.sleep,

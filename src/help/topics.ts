@@ -40,8 +40,10 @@ See also: hostctl help formatting, hostctl auth --help, hostctl config --help.
 
   0    success
   1    API or unexpected error (5xx, a malformed response)
-  2    usage error: unknown command or flag, bad ID, bad base URL or profile name.
-       Nothing was sent.
+  2    usage error: unknown command or flag, a bad base URL or profile name, or an
+       ID that cannot be one: another resource's prefix (hostctl checks only the
+       prefixes the API document states, ap- en- do-; not an ID's length or letters)
+       or a character no ID has. Nothing was sent.
   3    not found: a 404, or an ID given to "get" that the API did not return
        (the others are printed)
   4    authentication: no token, token rejected, keychain unavailable

@@ -11,6 +11,7 @@
 // injected clock); BudgetFile adds the lock and the file.
 
 import { join, dirname } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
@@ -334,6 +335,26 @@ export class BudgetFile implements RateStore {
   updateRate(fn: (prev: RateState | undefined) => RateState): void {
     this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
   }
+}
+
+/**
+ * The last rate state of every token seen on this machine (its budget files), newest
+ * first, by fingerprint: what `rate-limit` shows when this run's token cannot be read.
+ */
+export function allRates(stateFile: string): { fingerprint: string; rate: RateState }[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(dirname(stateFile), 'budget')).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: { fingerprint: string; rate: RateState }[] = [];
+  for (const name of names) {
+    const fingerprint = name.slice(0, -'.json'.length);
+    const rate = lastRate(stateFile, fingerprint);
+    if (rate?.remaining !== undefined) out.push({ fingerprint, rate });
+  }
+  return out.sort((a, b) => b.rate.seenAt - a.rate.seenAt);
 }
 
 /** The last rate state seen for the token with this fingerprint, with no request. */

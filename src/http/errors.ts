@@ -16,6 +16,7 @@ import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
 import { isRecord } from '../json/narrow.js';
 import { newTokenAdvice } from '../auth/advice.js';
+import { RESOURCES } from '../resources.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -85,11 +86,24 @@ function describeRequest(method: string, url: URL): string {
   return `${method} ${url.pathname}${url.search}`;
 }
 
+/**
+ * The command that lists what a 404's path was about: the first path segment that is a
+ * resource's collection (`/v1/environments/en-1/deployments` is about the environment).
+ */
+function notFoundHint(url: URL): string {
+  for (const segment of url.pathname.split('/')) {
+    const resource = RESOURCES.find((r) => r.path === `/${segment}`);
+    if (resource) return `Check the ID; "hostctl ${resource.name} list" shows the ${resource.name} this token can see.`;
+  }
+  return 'Check the path; "hostctl docs --operations" lists the paths the API has.';
+}
+
 /** The typed error for a non-2xx status other than 429. */
 export function statusError(c: StatusContext): HostctlError {
   const what = describeRequest(c.method, c.url);
   const detail = errorDetail(c.text, c.contentType);
-  const said = detail ? ` The server said: ${detail}.` : '';
+  // A detail that ends a sentence of its own ("…may see.") gets no second full stop.
+  const said = detail ? ` The server said: ${detail}${/[.!?]"$/.test(detail) ? '' : '.'}` : '';
   const statusLine = `${c.status}${c.statusText ? ` ${c.statusText}` : ''}`;
   let err: HostctlError;
   if (c.status === 401 && c.tokenSent === false) {
@@ -116,7 +130,7 @@ export function statusError(c: StatusContext): HostctlError {
   } else if (c.status === 404) {
     err = new NotFoundError(
       `Not found: ${what} (404).${said}`,
-      'Check the ID or path; "hostctl <resource> list" shows what this token can see.',
+      notFoundHint(c.url),
     );
   } else if (c.status === 429) {
     err = new RateLimitError(
@@ -177,6 +191,8 @@ export interface NetworkContext {
   midResponse: boolean;
   /** The request went through a proxy from HTTPS_PROXY / HTTP_PROXY. */
   viaProxy?: boolean;
+  /** Where the base URL came from (--base-url, HOSTCTL_BASE_URL, profile "x"), to name it. */
+  baseUrlFrom?: string;
 }
 
 /**
@@ -197,10 +213,10 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   } else if (c.timedOut || has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
     message = `No answer from ${host} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
   } else if (has('ECONNREFUSED')) {
-    message = `Could not connect to ${host}: connection refused. Is the server running, and is --base-url right?`;
+    message = `Could not connect to ${host}: connection refused. Is the server running, and is the base URL right (from ${c.baseUrlFrom ?? '--base-url'})?`;
   } else if (has('ENOTFOUND')) {
     message = `Could not find the host ${c.url.hostname}: the DNS lookup failed.`;
-    hint = 'Check the host name in --base-url (or HOSTCTL_BASE_URL, or the profile) and your network connection.';
+    hint = `Check the host name in the base URL (from ${c.baseUrlFrom ?? '--base-url, HOSTCTL_BASE_URL or the profile'}) and your network connection.`;
   } else if (has('EAI_AGAIN')) {
     message = `Could not look up the host ${c.url.hostname}: the DNS server did not answer.`;
     hint = 'Check your network connection and try again.';

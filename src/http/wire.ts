@@ -55,6 +55,8 @@ export interface WireOptions {
   timeoutMs: number;
   /** For the proxy variables. */
   env: NodeJS.ProcessEnv;
+  /** Where the base URL came from, for messages (Context.baseUrlSource). */
+  baseUrlFrom?: string;
 }
 
 export class Wire {
@@ -119,7 +121,7 @@ export class Wire {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;
-      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, viaProxy });
+      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, viaProxy, baseUrlFrom: this.o.baseUrlFrom });
     } finally {
       clearTimeout(timer);
     }

@@ -76,7 +76,7 @@ describe('terminal behaviour against the sandbox', () => {
     expect(quiet.stdout).not.toMatch(/Fetching/);
     const failed = await runCli(['apps', 'get', 'ap-doesnotexist', '-q'], { env: env() });
     expect(failed.code).toBe(3);
-    expect(failed.stderr).toBe('not found: ap-doesnotexist\n');
+    expect(failed.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the apps this token can see.\n');
   });
 
   it('a terminal that reports 0 columns: no spinner (it would never stop clearing), a table of 80', async () => {

@@ -105,7 +105,7 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     const id = String(apps[0]?.publicId);
     const r = await hostctl(['apps', 'get', id, 'ap-doesnotexist', '--json']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toBe('not found: ap-doesnotexist\n');
+    expect(r.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the apps this token can see.\n');
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((a) => a.publicId)).toEqual([id]);
   });
 
