@@ -420,6 +420,24 @@ export function pollInterval(d: BudgetData | undefined, share: number): number {
   return Math.ceil(perRequest / share);
 }
 
+/**
+ * About how long until `k` more requests can go, by this budget (0: they can go now;
+ * undefined: the window is not known yet). Each request counted in the window frees its
+ * slot a window after it was counted; past the window's own, each full window frees
+ * `limit` more.
+ */
+export function waitForSlots(d: BudgetData, k: number, now: number): number | undefined {
+  if (k <= 0) return 0;
+  if (d.limit === undefined || d.windowMs === undefined || d.limit <= 0) return undefined;
+  const windowMs = d.windowMs;
+  const frees = d.sends.map(([, t]) => t + windowMs).filter((t) => t > now).sort((a, b) => a - b);
+  const left = Math.max(0, d.limit - frees.length);
+  if (k <= left) return 0;
+  const need = k - left;
+  if (need <= frees.length) return (frees[need - 1] ?? now) - now;
+  return (frees.at(-1) ?? now) - now + Math.ceil((need - frees.length) / d.limit) * windowMs;
+}
+
 /** How many requests the budget has left now, as far as it knows (undefined: unknown). */
 export function budgetLeft(d: BudgetData, now: number): number | undefined {
   if (d.limit === undefined || d.windowMs === undefined) return d.view?.remaining;

@@ -148,3 +148,45 @@ describe('rate-limit with no readable token', () => {
     expect(refresh.code).toBe(4);
   });
 });
+
+describe('relation filters: one rule for all', () => {
+  it('a name hostctl has seen, given for --team or --app, is refused before any request, naming the ID', async () => {
+    const teams = JSON.parse((await hostctl(['teams', 'list', '--json'])).stdout) as { publicId: string; name: string }[];
+    const apps = JSON.parse((await hostctl(['apps', 'list', '--json'])).stdout) as { publicId: string; name: string }[];
+    const team = teams[0];
+    const app = apps[0];
+    await sandboxAdmin(sandbox).clearRequests();
+    const byName = await hostctl(['apps', 'list', '--team', String(team?.name)]);
+    expect(byName.code).toBe(2);
+    expect(byName.stderr).toBe(`hostctl: --team takes an ID: did you mean ${team?.publicId} ("${team?.name}")?\nRun "hostctl teams list" to see the IDs.\n`);
+    const appByName = await hostctl(['envs', 'list', '--app', String(app?.name).toUpperCase()]);
+    expect(appByName.code).toBe(2);
+    expect(appByName.stderr).toMatch(new RegExp(`^hostctl: --app takes an ID: did you mean ${app?.publicId} `));
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  it('a filter that matched nothing says so on stderr, in every format', async () => {
+    for (const format of ['tsv', 'json']) {
+      const r = await hostctl(['apps', 'list', '--team', 'te-nosuchteam', '-o', format]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^No apps reference the team te-nosuchteam\. --team takes a public ID; "hostctl teams list" shows them\.$/m);
+      expect(r.stderr).not.toMatch(/will wait/);
+    }
+  });
+
+  it('before a walk that must wait for the budget: one line, how many requests and about how long', async () => {
+    const small = await startSandbox(['--rate-limit', '4', '--page-size', '10']);
+    try {
+      const env = { HOSTCTL_BASE_URL: small.baseUrl, HOSTCTL_TOKEN: small.token };
+      // The IDs seen before say how big the collection is.
+      expect((await hostctl(['apps', 'list', '--all', '-o', 'tsv', '--max-wait', '3600'], env)).code).toBe(0);
+      const r = await hostctl(['apps', 'list', '--team', 'te-nosuchteam', '-o', 'tsv', '--max-wait', '3600'], env);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stderr.split('\n').filter((l) => /will wait/.test(l));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^Filter --team te-nosuchteam: about \d+ more requests to walk apps; the budget has [0-3] left, so this will wait about \d+s\.$/);
+    } finally {
+      await small.stop();
+    }
+  });
+});
