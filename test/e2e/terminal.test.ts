@@ -63,13 +63,19 @@ describe('against the sandbox', () => {
 
   it.each([60, 100])('at %i columns the help wraps to the terminal, words whole', async (columns) => {
     const env = { HOSTCTL_CONFIG_DIR: config.path };
-    for (const args of [['--help'], ['apps', 'list', '--help'], ['help', 'environment']]) {
+    const cases: [string[], RegExp][] = [
+      [['--help'], /log each HTTP exchange to stderr \(token redacted\)/],
+      [['apps', 'list', '--help'], /log each HTTP exchange to stderr \(token redacted\)/],
+      [['help', 'environment'], /the token for this run\. It wins over the keychain/],
+      [['sandbox', '--help'], /how long a lockout lasts, and the window failures are counted in/],
+    ];
+    for (const [args, words] of cases) {
       const r = await runInPty(args, { env, columns });
       expect(r.code, r.stdout).toBe(0);
       const lines = shown(r.stdout).trimEnd().split('\n');
       for (const line of lines) expect(line.length, `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(columns);
       // Every word of a description is on the screen whole.
-      expect(shown(r.stdout).replace(/\s+/g, ' ')).toMatch(args[0] === 'help' ? /the token for this run\. It wins over the keychain/ : /log each HTTP exchange to stderr \(token redacted\)/);
+      expect(shown(r.stdout).replace(/\s+/g, ' ')).toMatch(words);
     }
   });
 
