@@ -38,6 +38,12 @@ describe('not found', () => {
     expect(r.stderr).toBe('hostctl: not found: ap-0000000000\nRun "hostctl apps list" to see the apps this token can see.\n');
   });
 
+  it('wait for an ID the API did not return names the list command too', async () => {
+    const r = await hostctl(['apps', 'wait', 'ap-0000000000', '--for', 'status=running']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/Check the IDs with "hostctl apps list"\./);
+  });
+
   it('a 404 names the real list command, with one full stop after what the server said', async () => {
     const r = await hostctl(['api', '/environments/en-0000000000/deployments']);
     expect(r.code).toBe(3);
