@@ -46,13 +46,17 @@ const common = {
   logLevel: 'warning',
 };
 
-/** Runs a script with Node in a scratch directory and returns its stdout. */
+/**
+ * Runs a script with Node in a scratch directory and returns its stdout. Its stderr is
+ * kept too, not shown: a training run is hostctl at work (spinners, notes), which has no
+ * place among npm install's output. A failure carries it (err.stderr).
+ */
 function runNode(script, env = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'hostctl-build-'));
   try {
     const file = join(scratch, 'script.mjs');
     writeFileSync(file, script);
-    return execFileSync(process.execPath, [file], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    return execFileSync(process.execPath, [file], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -266,7 +270,8 @@ function train(bundle, script) {
   try {
     runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
   } catch (err) {
-    console.warn(`build: no code cache for ${bundle} (${err instanceof Error ? err.message.split('\n')[0] : err}).`);
+    const said = typeof err?.stderr === 'string' && err.stderr.trim() !== '' ? `\n${err.stderr.trimEnd()}` : '';
+    console.warn(`build: no code cache for ${bundle} (${err instanceof Error ? err.message.split('\n')[0] : err}).${said}`);
   } finally {
     rmSync(config, { recursive: true, force: true });
   }

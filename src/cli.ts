@@ -110,6 +110,7 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
       .exitOverride();
   shared(program);
   addGlobalOptions(program);
+  program.hook('preAction', (_program, action) => refuseEmptyValues(action));
   for (const branch of branchesFor(words)) program.addCommand(branch.build());
   // commander passes these settings down only to the commands .command() makes; these
   // are made on their own (addCommand).
@@ -121,6 +122,24 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
   };
   passDown(program);
   return program;
+}
+
+/**
+ * An option that takes a value and was given an empty one (`--base-url ""`, often an unset
+ * shell variable) is a usage error naming it, for every option of the command and its
+ * parents: never read as if it were absent.
+ */
+function refuseEmptyValues(cmd: CommandUnknownOpts): void {
+  for (let c: CommandUnknownOpts | null = cmd; c; c = c.parent) {
+    for (const option of c.options) {
+      if (!option.required && !option.optional) continue;
+      const value: unknown = c.getOptionValue(option.attributeName());
+      if (value === '' || (Array.isArray(value) && value.includes(''))) {
+        const flag = option.long ?? option.short ?? option.flags;
+        throw new UsageError(`${flag} needs a value, and was given an empty one.`, `Give ${flag} a value, or leave it out.`);
+      }
+    }
+  }
 }
 
 /**

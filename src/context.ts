@@ -80,6 +80,8 @@ export class Context {
   baseUrl(): URL {
     const src = this.baseUrlSource();
     if (!src) {
+      // A profile named but missing is the cause, not the missing URL: name it.
+      this.checkProfileExists();
       throw new UsageError(
         'No base URL is set: hostctl has no built-in default.',
         'Pass --base-url https://…/v1, set HOSTCTL_BASE_URL, or run "hostctl auth login --base-url …".',
@@ -171,11 +173,11 @@ export class Context {
   }
 
   /** The token for this run, wherever it comes from; no lockout check (auth status). */
-  async resolveToken(): Promise<Token> {
+  async resolveToken(o: { alwaysWarn?: boolean } = {}): Promise<Token> {
     const { resolveToken, storedFileToken } = await import('./auth/token.js');
     // A token this profile keeps in a file is cheap to know, and must not show either.
     addSecret(storedFileToken(this.profileName(), this.profile(), this.env));
-    const token = await resolveToken(this.profileName(), this.profile(), this.env, this.io);
+    const token = await resolveToken(this.profileName(), this.profile(), this.env, this.io, o.alwaysWarn);
     addSecret(token.value);
     return token;
   }
@@ -193,7 +195,7 @@ export class Context {
       if (mark) {
         throw new AuthError(
           `The API rejected this token (${token.source === 'env' ? 'HOSTCTL_TOKEN' : token.source}) on ${new Date(mark.at).toISOString()}; hostctl will not send it again, because retrying a rejected token locks out your IP address.`,
-          'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+          (await import('./auth/advice.js')).newTokenAdvice(mark.sandbox === true),
         );
       }
       return token;
@@ -254,6 +256,7 @@ export class Context {
     const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, this.clock.now) : undefined;
     return new HttpClient({
       baseUrl,
+      baseUrlFrom: this.baseUrlSource()?.origin,
       token,
       userAgent: `hostctl/${VERSION}`,
       timeoutMs,

@@ -84,6 +84,8 @@ export async function resolveToken(
   config: ProfileConfig | undefined,
   env: NodeJS.ProcessEnv = process.env,
   io?: IO,
+  /** Warn of a clear-text token even with -q (`auth status`, whose job is to say so). */
+  alwaysWarn = false,
 ): Promise<Token> {
   const fromEnv = env.HOSTCTL_TOKEN?.trim();
   if (fromEnv) return sendable(makeToken(fromEnv, 'env'), profile, env);
@@ -92,7 +94,9 @@ export async function resolveToken(
     checkProfileName(profile);
     const found = readTokenFile(profile, env);
     if (found) {
-      io?.warn(
+      // Said at login and by auth status; -q silences it elsewhere, so that a script that
+      // asked for quiet gets it. Loose permissions are a danger: that warning always shows.
+      if (io && (alwaysWarn || !io.quiet)) io.warn(
         `using the token of profile "${profile}" stored in clear text in ${found.path} (saved with --insecure-storage). ` +
           'Run "hostctl auth login" where a keychain is available to move it there.',
       );

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { AuthError, HostctlError, InterruptedError, StopHere, UsageError } from '../errors.js';
 import type { Token, TokenSource } from '../auth/token.js';
 import { checkProfileName, type Storage } from '../config/config.js';
+import type { RejectedMark } from '../config/state.js';
 import { addSecret, type IO } from '../io.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
@@ -146,9 +147,12 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
     (await client.request({ path: PROBE_PATH })).json();
   } catch (err) {
     if (err instanceof AuthError) {
+      const { newTokenAdvice } = await import('../auth/advice.js');
       throw new AuthError(
         `The API at ${baseUrl.host} rejected this token, so nothing was stored.`,
-        'Check that you copied the whole token and that it was not deleted in the dashboard (account menu, "API tokens"); create a new one if needed.',
+        ctx.state().rejected(token.fingerprint)?.sandbox
+          ? newTokenAdvice(true)
+          : 'Check that you copied the whole token and that it was not deleted in the dashboard (account menu, "API tokens"); create a new one if needed.',
         { cause: err },
       );
     }
@@ -160,10 +164,11 @@ async function checkToken(ctx: Context, token: Token, baseUrl: URL): Promise<voi
 
 const NO_KEYCHAIN = 'No OS keychain is reachable, so the token was not stored (nothing was written).';
 
-function rejectedError(at: number): AuthError {
+async function rejectedError(mark: RejectedMark): Promise<AuthError> {
+  const { newTokenAdvice } = await import('../auth/advice.js');
   return new AuthError(
-    `The API rejected this token on ${new Date(at).toISOString()}; hostctl will not send it again, because retrying a rejected token locks out your IP address. Nothing was stored.`,
-    'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login" with it.',
+    `The API rejected this token on ${new Date(mark.at).toISOString()}; hostctl will not send it again, because retrying a rejected token locks out your IP address. Nothing was stored.`,
+    mark.sandbox ? newTokenAdvice(true) : 'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login" with it.',
   );
 }
 
@@ -192,7 +197,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   addSecret(value);
   const token = makeToken(value, storage);
   const mark = ctx.state().rejected(token.fingerprint);
-  if (mark) throw rejectedError(mark.at);
+  if (mark) throw await rejectedError(mark);
 
   await checkToken(ctx, token, baseUrl);
 
@@ -277,7 +282,7 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
   /** Requests the check sent (a resend after a dropped connection counts). */
   let sent = 0;
   try {
-    token = await ctx.resolveToken();
+    token = await ctx.resolveToken({ alwaysWarn: true });
   } catch (err) {
     failure = err;
   }
@@ -321,6 +326,12 @@ export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefiniti
     ctx.io.out(formatStatus(report, sent, (source) => storageLabel(source, report.profile, ctx.env)));
   }
   if (failure) throw failure;
+  // Scripts check the token with the exit code: one marked rejected is not usable.
+  const marked = token ? ctx.state().rejected(token.fingerprint) : undefined;
+  if (marked) {
+    const { newTokenAdvice } = await import('../auth/advice.js');
+    throw new AuthError(`The token of profile ${profile} was rejected by the API on ${new Date(marked.at).toISOString()}; hostctl will not send it again.`, newTokenAdvice(marked.sandbox === true));
+  }
 }
 
 function formatStatus(r: StatusReport, sent: number, storageLabel: (source: TokenSource) => string): string {

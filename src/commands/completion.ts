@@ -21,12 +21,14 @@ export const SCRIPT_FILES: Readonly<Record<string, string>> = {
 export function completionCommand(): CommandUnknownOpts {
   return (
     command('completion')
-      .description('Print the shell completion script')
+      .description('Print the shell completion script; Tab offers the public IDs hostctl has seen (no request)')
       // The same lines as docs/completion.md's, which a test runs in a fresh home directory.
       .examples([
         `echo 'source <(hostctl completion bash)' >> ~/.bashrc`,
         `echo 'source <(hostctl completion zsh)' >> ~/.zshrc`,
         'mkdir -p ~/.config/fish/completions && hostctl completion fish > ~/.config/fish/completions/hostctl.fish',
+        // Tab sends no request: an empty Tab after "apps get" means no app seen yet.
+        'hostctl apps list --all -o tsv > /dev/null   # fills the cache of app IDs that Tab offers',
       ])
       .addArgument(completes(new Argument('<shell>', 'bash, zsh or fish'), { values: Object.keys(SCRIPT_FILES) }))
       .action(withContext(async (ctx, [shell]) => completionRun(ctx, shell)))

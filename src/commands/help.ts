@@ -4,6 +4,7 @@
 import { Argument } from '@commander-js/extra-typings';
 import { UsageError } from '../errors.js';
 import { completes } from '../help/hints.js';
+import { wrapText } from '../help/wrap.js';
 import { command, type CommandUnknownOpts } from './define.js';
 
 export function helpCommand(): CommandUnknownOpts {
@@ -16,7 +17,8 @@ export function helpCommand(): CommandUnknownOpts {
       const { helpFor } = await import('../help/run.js');
       const answer = helpFor(program, words);
       if ('text' in answer) {
-        program.configureOutput().writeOut?.(answer.text);
+        const output = program.configureOutput();
+        output.writeOut?.(wrapText(answer.text, output.getOutHelpWidth?.() ?? 80));
         return;
       }
       const meant = answer.suggestions.map((s) => `"hostctl help ${s}"`).join(' or ');

@@ -4,7 +4,8 @@
 import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
 import type { RateState } from '../http/ratelimit.js';
-import { ApiError } from '../errors.js';
+import { ApiError, AuthError } from '../errors.js';
+import type { Token } from '../auth/token.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
@@ -58,7 +59,16 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   const fields = ctx.fields();
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
   // and -R then reads the same state this command shows.
-  const token = await ctx.token();
+  let token: Token;
+  try {
+    token = await ctx.token();
+  } catch (err) {
+    // Without --refresh nothing is sent, so no token is needed to show what is stored: a
+    // token that cannot be read (none, or the keychain unreachable) is no failure here. A
+    // token marked rejected can be read, and is refused as everywhere.
+    if (o.refresh || !(err instanceof AuthError) || (await ctx.resolveToken().then(() => true, () => false))) throw err;
+    return storedRatesRun(ctx, err);
+  }
   const { createPrinter } = await import('../output/format.js');
   // Before any request: a bad --jq is a usage error with nothing sent.
   const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
@@ -113,4 +123,27 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');
+}
+
+/**
+ * `rate-limit` when this run's token cannot be read: the last state of every token seen on
+ * this machine (its budget files, newest first), each by the start of its fingerprint,
+ * since hostctl cannot tell which of them is the profile's. Exit 0: nothing failed.
+ */
+async function storedRatesRun(ctx: Context, why: AuthError): Promise<void> {
+  const format = ctx.outputFormat();
+  const fields = ctx.fields();
+  const { createPrinter } = await import('../output/format.js');
+  const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['token', 'limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
+  const { allRates } = await import('../http/budget.js');
+  const now = ctx.clock.now();
+  const rates = allRates(ctx.state().path);
+  ctx.io.note(`No token for this run can be read (${why.message.replace(/\.$/, '')}), so this is the last state of every token seen on this machine, by fingerprint.`);
+  if (format === 'table' && !fields && ctx.opts.jq === undefined) {
+    const lines = rates.map(({ fingerprint, rate }) => `Token sha256:${fingerprint.slice(0, 8)}…: ${formatRateLine(rate, now)} (seen ${ago(now - rate.seenAt)} ago)`);
+    ctx.io.out(`${(lines.length > 0 ? lines : ['Rate limit: unknown (no state seen on this machine yet)']).join('\n')}\n`);
+    return;
+  }
+  await printer.add(rates.map(({ fingerprint, rate }) => ({ token: `sha256:${fingerprint.slice(0, 8)}`, ...rateReport(rate, now) })));
+  await printer.end('list');
 }

@@ -185,12 +185,33 @@ async function printerFor(ctx: Context, resource: Resource, shape: 'list' | 'sin
     columns: ['publicId', ...resource.columns],
     jq: ctx.opts.jq,
     names: format === 'table' ? nameLookup(ctx) : undefined,
+    references: (resource.relations ?? []).map((r) => r.flag),
     shape: shape === 'list' ? 'list' : undefined,
   });
 }
 
+/**
+ * A filter given the name of an object hostctl has seen instead of its ID
+ * (`--team Marketing`): a usage error naming the ID, before any request, for every
+ * relation alike. A value seen as an ID is left alone.
+ */
+function refuseKnownName(ctx: Context, relation: Relation, target: Resource, value: string): void {
+  const base = ctx.baseUrl();
+  const state = ctx.state();
+  const ids = state.knownIds(base, target.name);
+  if (ids.includes(value)) return;
+  const names = state.knownNames(base);
+  const wanted = value.toLowerCase();
+  const meant = ids.filter((id) => Object.hasOwn(names, id) && names[id]?.toLowerCase() === wanted).slice(0, 3);
+  if (meant.length === 0) return;
+  throw new UsageError(
+    `--${relation.flag} takes an ID: did you mean ${meant.map((id) => `${id} ("${names[id] ?? ''}")`).join(' or ')}?`,
+    `Run "hostctl ${target.name} list" to see the IDs.`,
+  );
+}
+
 /** The relation filter given, if any; two at once is a usage error. */
-function chosenRelation(resource: Resource, opts: ListOptions): { relation: Relation; id: string } | undefined {
+function chosenRelation(ctx: Context, resource: Resource, opts: ListOptions): { relation: Relation; id: string } | undefined {
   const given = (resource.relations ?? []).filter((r) => typeof opts[r.flag] === 'string');
   if (given.length > 1) {
     throw new UsageError(`Give only one of ${given.map((r) => `--${r.flag}`).join(', ')}.`, `For example: hostctl ${resource.name} list --${given[0]?.flag} …`);
@@ -199,7 +220,10 @@ function chosenRelation(resource: Resource, opts: ListOptions): { relation: Rela
   if (!relation) return undefined;
   const id = String(opts[relation.flag]);
   const target = findResource(relation.target);
-  if (target) checkIds(target, [id]);
+  if (target) {
+    refuseKnownName(ctx, relation, target, id);
+    checkIds(target, [id]);
+  }
   return { relation, id };
 }
 
@@ -231,7 +255,7 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
   // Everything the user typed is checked before a request is sent, --jq included.
   const limit = positiveInt(opts.limit, '--limit');
   const page = positiveInt(opts.page, '--page');
-  const filter = chosenRelation(resource, opts);
+  const filter = chosenRelation(ctx, resource, opts);
   const walked = filter !== undefined && filter.relation.route === undefined;
   if (walked && page !== undefined) {
     throw new UsageError(`--page does not combine with --${filter.relation.flag}: the filter walks the whole collection.`, 'Use --limit N to stop early.');
@@ -302,7 +326,13 @@ export async function listRun(ctx: Context, resource: Resource, opts: ListOption
   }
   await printer.end('list');
   if (filter && ctx.opts.rateLimit) ctx.io.stderr.write(`${cost.line(filter.relation.flag, filter.id)}\n`);
-  if (count === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note(`No ${resource.name} found.`);
+  if (count === 0 && filter) {
+    // Said in every format: an empty filter is most often a value that is no ID at all.
+    const target = findResource(filter.relation.target);
+    ctx.io.note(
+      `No ${resource.name} reference the ${target?.singular ?? filter.relation.flag} ${filter.id}. --${filter.relation.flag} takes a public ID; "hostctl ${target?.name ?? filter.relation.target} list" shows them.`,
+    );
+  } else if (count === 0 && format === 'table' && ctx.opts.jq === undefined) ctx.io.note(`No ${resource.name} found.`);
   if (!walked && rest && opts.all !== true && limit === undefined && ctx.io.stdoutIsTTY) {
     const note = partialNote(resource, count, page ?? 1, rest);
     if (note) ctx.io.note(note);
@@ -336,23 +366,46 @@ interface FilterRun {
  * them, by the API's route for that step where it has one and it is cheaper.
  */
 async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: { relation: Relation; id: string }, run: FilterRun): Promise<void> {
-  const { walkPages } = await import('../http/paging.js');
+  const [{ walkPages }, { waitForSlots }] = await Promise.all([import('../http/paging.js'), import('../http/budget.js')]);
   let ids = new Set([filter.id]);
-  const walk = async function* (what: string, req: ApiRequest): AsyncGenerator<unknown[]> {
+  const through = filter.relation.through ? findResource(filter.relation.through) : undefined;
+  const base = ctx.baseUrl();
+  const known = (name: string) => ctx.state().knownIds(base, name).length;
+  let foreseen = false;
+  /**
+   * After a walk's first page, once: when the rest of the walk (its size from the server's
+   * total, or from the IDs seen before) needs more requests than the budget has left, one
+   * line says how many and about how long the wait is.
+   */
+  const foresee = (what: string, items: number, rest: PageRest, later: readonly string[]) => {
+    if (foreseen || run.fresh || items <= 0) return;
+    foreseen = true;
+    const size = rest.total ?? (rest.next || rest.full ? known(what) : items);
+    let more = Math.max(0, Math.ceil(size / items) - 1);
+    for (const name of later) more += Math.max(1, Math.ceil(known(name) / items));
+    const left = http.budgetLeft();
+    if (more === 0 || left === undefined || left >= more) return;
+    const ms = waitForSlots(http.budgetSnapshot(), more, ctx.clock.now());
+    if (ms === undefined || ms <= 0) return;
+    ctx.io.note(
+      `Filter --${filter.relation.flag} ${filter.id}: about ${more} more ${more === 1 ? 'request' : 'requests'} to walk ${[what, ...later].join(' and ')}; the budget has ${left} left, so this will wait about ${Math.ceil(ms / 1000)}s.`,
+    );
+  };
+  const walk = async function* (what: string, req: ApiRequest, later: readonly string[] = []): AsyncGenerator<unknown[]> {
     const pages = run.cost.count(what);
     yield* walkPages(http, { ...req, fresh: run.fresh }, {
       all: true,
       onResponse: pages,
-      onPage: (n, total) => {
+      onPage: (n, total, rest) => {
+        if (n === 1) foresee(what, total, rest, later);
         run.spinnerText(`Looking through ${what}… page ${n}, ${total} so far`);
       },
     });
   };
 
-  const through = filter.relation.through ? findResource(filter.relation.through) : undefined;
   if (through) {
     const found = new Set<string>();
-    for await (const items of walk(through.name, { path: through.path })) {
+    for await (const items of walk(through.name, { path: through.path }, [resource.name])) {
       run.seen.add(through.name, items);
       for (const item of items) {
         const id = publicIdOf(item);
@@ -430,6 +483,6 @@ export async function getRun(ctx: Context, resource: Resource, rawIds: string[],
   }
   if (found.size > 0) await printer.end(rawIds.length === 1 ? 'single' : 'list');
   if (missing.length > 0) {
-    throw new NotFoundError(`not found: ${missing.join(', ')}`, `Run "hostctl ${resource.name} list" to see the IDs there are.`, { ids: missing });
+    throw new NotFoundError(`not found: ${missing.join(', ')}`, `Run "hostctl ${resource.name} list" to see the ${resource.name} this token can see.`, { ids: missing });
   }
 }

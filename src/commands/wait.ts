@@ -98,12 +98,12 @@ export interface PollResult {
  * shared budget holds the request, just after) the deadline: a round that would come after
  * it comes at it instead, because a deadline is a promise to keep looking until then.
  */
-export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number }, deps: PollDeps): Promise<PollResult> {
+export async function pollUntil(ids: readonly string[], conditions: readonly Condition[], o: { deadlineMs: number; intervalMs: number; resource?: string }, deps: PollDeps): Promise<PollResult> {
   const end = deps.now() + o.deadlineMs;
   for (let rounds = 1; ; rounds++) {
     const found = await deps.fetch();
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, 'Check the IDs with "hostctl <resource> list".', { ids: missing });
+    if (missing.length > 0) throw new NotFoundError(`Not found: ${missing.join(', ')}; there is nothing to wait for.`, `Check the IDs with "hostctl ${o.resource ?? '<resource>'} list".`, { ids: missing });
     const pending = ids.filter((id) => !conditions.every((c) => meets(found.get(id), c)));
     if (pending.length === 0) return { found, rounds };
     const left = end - deps.now();
@@ -136,7 +136,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
   const spinner = await ctx.io.spinner(`Waiting for ${ids.length === 1 ? resource.singular : `${ids.length} ${resource.name}`} to meet ${conditions.map(describe).join(' and ')}…`);
   let result: PollResult;
   try {
-    result = await pollUntil(ids, conditions, { deadlineMs, intervalMs }, {
+    result = await pollUntil(ids, conditions, { deadlineMs, intervalMs, resource: resource.name }, {
       fetch: () => fetchByIds(http, resource, ids, true),
       now: ctx.clock.now,
       sleep: ctx.clock.sleep,
@@ -149,7 +149,7 @@ export async function waitRun(ctx: Context, resource: Resource, rawIds: string[]
     spinner.stop();
   }
   ctx.state().rememberIds(ctx.baseUrl(), resource.name, ids);
-  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns });
+  const printer = await createPrinter({ io: ctx.io, format, fields, columns: resource.columns, references: (resource.relations ?? []).map((r) => r.flag) });
   for (const id of ids) printer.add([result.found.get(id)]);
   await printer.end(ids.length === 1 ? 'single' : 'list');
 }

@@ -47,7 +47,7 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
   let drawnLines = 0;
 
   const print = async (items: readonly unknown[], into: IO) => {
-    const printer = await createPrinter({ io: into, format, fields, columns: resource.columns });
+    const printer = await createPrinter({ io: into, format, fields, columns: resource.columns, references: (resource.relations ?? []).map((r) => r.flag) });
     printer.add(items);
     await printer.end(opts.shape);
   };

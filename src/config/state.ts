@@ -20,6 +20,8 @@ import { shellQuote } from './trust.js';
 export interface RejectedMark {
   at: number;
   status: number;
+  /** The server that rejected it was a hostctl sandbox (src/auth/advice.ts). */
+  sandbox?: true;
 }
 
 interface StateData {
@@ -185,8 +187,8 @@ export class StateStore {
    * the mark behind. When the state file cannot be written, the mark goes to the first
    * private fallback directory that can take it; recorded() says whether any could.
    */
-  markRejected(fingerprint: string, status: number): void {
-    const mark = { at: Date.now(), status };
+  markRejected(fingerprint: string, status: number, sandbox = false): void {
+    const mark: RejectedMark = { at: Date.now(), status, ...(sandbox ? { sandbox: true as const } : {}) };
     this.change((d) => {
       d.rejected[fingerprint] = mark;
     });
@@ -346,7 +348,7 @@ function normalize(raw: unknown): StateData {
   if (!isRecord(raw)) return d;
   if (isRecord(raw.rejected)) {
     for (const [k, v] of Object.entries(raw.rejected)) {
-      if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: finiteNumber(v.status) ?? 401 };
+      if (isRecord(v) && typeof v.at === 'number') d.rejected[k] = { at: v.at, status: finiteNumber(v.status) ?? 401, ...(v.sandbox === true ? { sandbox: true as const } : {}) };
     }
   }
   d.ids = stringLists(raw.ids, MAX_IDS, (id) => PLAIN_ID.test(id));

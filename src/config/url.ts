@@ -39,7 +39,7 @@ export function parseBaseUrl(raw: string, origin: string): URL {
     throw new UsageError(`The base URL from ${origin} is not a valid URL: ${oneLine(maskCredentials(raw), 120)}.`, 'Give a URL such as https://api.example.com/v1.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`The base URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');
+    throw new UsageError(`The base URL from ${origin} uses ${oneLine(url.protocol, 20)}, not https:, and must be https:// (or http:// on a loopback host).`, 'Give a URL such as https://api.example.com/v1.');
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw new UsageError(

@@ -7,6 +7,7 @@
 
 import { Command, Help, type CommandUnknownOpts, type HelpConfiguration, type HelpContext } from '@commander-js/extra-typings';
 import { HELP_TOPICS } from './names.js';
+import { wrapCommand, wrapWords } from './wrap.js';
 
 export class HostctlCommand extends Command {
   /** Command lines, shown after "$ " under "Examples:". */
@@ -60,27 +61,40 @@ export const TEACHING_HELP: HelpConfiguration = {
     // gh's name for the global flags a subcommand accepts.
     return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited Options:' : heading, items, helper);
   },
+  formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+    const width = this.helpWidth ?? 80;
+    // commander leaves a description it cannot wrap beside its term (fewer than
+    // minWidthToWrap columns left) unwrapped, and the terminal then breaks it mid-word:
+    // on a narrow terminal the description goes under its term instead, wrapped.
+    if (description === '' || width - termWidth - 4 >= this.minWidthToWrap) {
+      return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    }
+    return [`  ${term}`, ...wrapWords(description, width - 6).map((l) => `      ${l}`)].join('\n');
+  },
   formatHelp(this: Help, cmd: CommandUnknownOpts, helper: Help): string {
-    return Help.prototype.formatHelp.call(this, cmd, helper) + teachingSections(cmd);
+    return Help.prototype.formatHelp.call(this, cmd, helper) + teachingSections(cmd, helper);
   },
 };
 
-function teachingSections(cmd: CommandUnknownOpts): string {
+function teachingSections(cmd: CommandUnknownOpts, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
   const out: string[] = [''];
   const examples = cmd instanceof HostctlCommand ? cmd.exampleLines : [];
-  if (examples.length > 0) out.push('Examples:', ...examples.map((l) => `  $ ${l}`), '');
+  if (examples.length > 0) {
+    out.push('Examples:', ...examples.flatMap((l) => wrapCommand(l, width - 6).map((part, n) => (n === 0 ? `  $ ${part}` : `      ${part}`))), '');
+  }
   const rows: [string, string][] = [];
   if (!cmd.parent) {
-    out.push('Help topics:', ...table(Object.entries(HELP_TOPICS).map(([t, summary]) => [`hostctl help ${t}`, summary])), '');
+    out.push('Help topics:', ...table(Object.entries(HELP_TOPICS).map(([t, summary]) => [`hostctl help ${t}`, summary]), helper), '');
   } else if (cmd instanceof HostctlCommand) {
     for (const t of cmd.topicNames) rows.push([`hostctl help ${t}`, HELP_TOPICS[t] ?? '']);
   }
   rows.push([`man ${manPageName(cmd)}`, `this help as a manual page (also docs/commands.md)`]);
-  out.push('Learn more:', ...table(rows), '');
+  out.push('Learn more:', ...table(rows, helper), '');
   return out.join('\n');
 }
 
-function table(rows: [string, string][]): string[] {
+function table(rows: [string, string][], helper: Help): string[] {
   const width = Math.max(...rows.map(([a]) => a.length));
-  return rows.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`);
+  return rows.map(([a, b]) => helper.formatItem(a, width, b, helper));
 }

@@ -13,7 +13,8 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
                       place (~/.config/hostctl on Linux). For tests and portable installs.
   HOSTCTL_CACHE       accept answers up to this old from the local cache (same as
                       --cache, e.g. 10m); off by default.
-  HOSTCTL_INTERACTIVE 1: a person waits for this run, so its requests get the next
+  HOSTCTL_INTERACTIVE
+                      1: a person waits for this run, so its requests get the next
                       free slots of the token's shared budget before batch commands';
                       0: a batch job. Default: 1 when stdout or stderr is a terminal
                       and CI is not "true".
@@ -48,8 +49,10 @@ hostctl config --help.
 
   0    success
   1    API or unexpected error (5xx, a malformed response)
-  2    usage error: unknown command or flag, bad ID, bad base URL or profile name.
-       Nothing was sent.
+  2    usage error: unknown command or flag, a bad base URL or profile name, or an
+       ID that cannot be one: another resource's prefix (hostctl checks only the
+       prefixes the API document states, ap- en- do-; not an ID's length or letters)
+       or a character no ID has. Nothing was sent.
   3    not found: a 404, or an ID given to "get" that the API did not return
        (the others are printed)
   4    authentication: no token, token rejected, keychain unavailable
@@ -87,9 +90,10 @@ stdout carries data only; notes, warnings, spinners and errors go to stderr.
   -o ndjson   one compact JSON object per line, printed as each page arrives.
 
 --fields a,b,c keeps only these properties, in this order, in every format. A dotted
-name reaches into a nested object (--fields publicId,team.name). A field an object lacks
-is an empty cell in table and tsv, and left out of JSON. A name no returned object has
-gets a warning listing the fields there are.
+name reaches into a nested object where the API sends one: team.name when a server nests
+the team as {"publicId", "name"}; where it sends the team's ID alone (the sandbox does),
+the field is team. A field an object lacks is an empty cell in table and tsv, and left
+out of JSON. A name no returned object has gets a warning listing the fields there are.
 
 --jq EXPR runs real jq (built in; no jq needed) once over the whole JSON output, all
 pages of --all as one array, and prints strings raw, as jq -r does. Big numbers stay
@@ -161,7 +165,8 @@ goes to stderr. A wait longer than what --max-wait leaves fails at once with exi
   $ hostctl rate-limit --refresh       # spends one request
   $ hostctl apps list --all -R
   $ hostctl apps list --no-wait; if [ $? -eq 5 ]; then echo "rate limited, later"; fi
-  $ hostctl deployments wait <id> --for status=succeeded --deadline 10m   # one request a round
+  $ id=$(hostctl deployments list --limit 1 -o tsv | cut -f1)
+  $ hostctl deployments wait "$id" --for status!=queued --deadline 10m   # one request a round
 
 A 401 is never retried: the platform locks out an address that retries a rejected
 credential. See also: hostctl help exit-codes.

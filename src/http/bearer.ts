@@ -4,6 +4,8 @@
 // locks out the IP address, so a marked token is never sent again, by this run either.
 
 import { AuthError } from '../errors.js';
+import { fromSandbox, newTokenAdvice } from '../auth/advice.js';
+import { isRecord } from '../json/narrow.js';
 import type { Layer } from './layers.js';
 
 export interface BearerOptions {
@@ -13,7 +15,7 @@ export interface BearerOptions {
   fingerprint: string;
   marks: {
     rejected(fingerprint: string): unknown;
-    markRejected(fingerprint: string, status: number): void;
+    markRejected(fingerprint: string, status: number, sandbox?: boolean): void;
   };
 }
 
@@ -21,15 +23,16 @@ export function bearer(o: BearerOptions): Layer {
   return (next) => async (x) => {
     const { authorization: _dropped, ...headers } = x.headers;
     if (x.url.origin !== o.origin) return next({ ...x, headers });
-    if (o.marks.rejected(o.fingerprint)) {
+    const mark = o.marks.rejected(o.fingerprint);
+    if (mark) {
       throw new AuthError(
         'The API rejected this token earlier in this run; hostctl will not send it again, because retrying a rejected token locks out your IP address.',
-        'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+        newTokenAdvice(isRecord(mark) && mark.sandbox === true),
       );
     }
     const res = await next({ ...x, headers: { ...headers, authorization: `Bearer ${o.secret}` } });
     // Saved at once, so that even an interrupted run leaves the mark behind.
-    if (res.status === 401) o.marks.markRejected(o.fingerprint, 401);
+    if (res.status === 401) o.marks.markRejected(o.fingerprint, 401, fromSandbox(res.headers));
     return res;
   };
 }

@@ -11,6 +11,7 @@
 // injected clock); BudgetFile adds the lock and the file.
 
 import { join, dirname } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
@@ -336,6 +337,26 @@ export class BudgetFile implements RateStore {
   }
 }
 
+/**
+ * The last rate state of every token seen on this machine (its budget files), newest
+ * first, by fingerprint: what `rate-limit` shows when this run's token cannot be read.
+ */
+export function allRates(stateFile: string): { fingerprint: string; rate: RateState }[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(dirname(stateFile), 'budget')).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const out: { fingerprint: string; rate: RateState }[] = [];
+  for (const name of names) {
+    const fingerprint = name.slice(0, -'.json'.length);
+    const rate = lastRate(stateFile, fingerprint);
+    if (rate?.remaining !== undefined) out.push({ fingerprint, rate });
+  }
+  return out.sort((a, b) => b.rate.seenAt - a.rate.seenAt);
+}
+
 /** The last rate state seen for the token with this fingerprint, with no request. */
 export function lastRate(stateFile: string, fingerprint: string): RateState | undefined {
   return new BudgetFile(stateFile, fingerprint).rate();
@@ -397,6 +418,24 @@ const PLATFORM_MS_PER_REQUEST = 60_000 / 20;
 export function pollInterval(d: BudgetData | undefined, share: number): number {
   const perRequest = d?.limit !== undefined && d.windowMs !== undefined && d.limit > 0 ? d.windowMs / d.limit : PLATFORM_MS_PER_REQUEST;
   return Math.ceil(perRequest / share);
+}
+
+/**
+ * About how long until `k` more requests can go, by this budget (0: they can go now;
+ * undefined: the window is not known yet). Each request counted in the window frees its
+ * slot a window after it was counted; past the window's own, each full window frees
+ * `limit` more.
+ */
+export function waitForSlots(d: BudgetData, k: number, now: number): number | undefined {
+  if (k <= 0) return 0;
+  if (d.limit === undefined || d.windowMs === undefined || d.limit <= 0) return undefined;
+  const windowMs = d.windowMs;
+  const frees = d.sends.map(([, t]) => t + windowMs).filter((t) => t > now).sort((a, b) => a - b);
+  const left = Math.max(0, d.limit - frees.length);
+  if (k <= left) return 0;
+  const need = k - left;
+  if (need <= frees.length) return (frees[need - 1] ?? now) - now;
+  return (frees.at(-1) ?? now) - now + Math.ceil((need - frees.length) / d.limit) * windowMs;
 }
 
 /** How many requests the budget has left now, as far as it knows (undefined: unknown). */

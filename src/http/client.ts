@@ -30,6 +30,8 @@ export { MAX_REDIRECTS } from './origin.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;
+  /** Where the base URL came from (--base-url, HOSTCTL_BASE_URL, profile "x"), named in network errors. */
+  baseUrlFrom?: string;
   token: Token;
   userAgent: string;
   timeoutMs: number;
@@ -143,7 +145,7 @@ export class HttpClient {
       now: this.clock.now,
       sleep: this.clock.sleep,
     });
-    this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env });
+    this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env, baseUrlFrom: options.baseUrlFrom });
   }
 
   /** The token's shared budget as it is now (src/http/budget.ts). */

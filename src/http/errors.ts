@@ -10,6 +10,8 @@ import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
 import { isRecord } from '../json/narrow.js';
 import { PROXY_RETRY_CODE } from './proxy.js';
+import { newTokenAdvice } from '../auth/advice.js';
+import { RESOURCES } from '../resources.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -71,17 +73,32 @@ export interface StatusContext {
   tokenSent?: boolean;
   /** true when a 401's rejected mark could be written nowhere: the next run would send the token again. */
   unrecorded?: boolean;
+  /** The answer came from a hostctl sandbox (its X-Hostctl-Sandbox header). */
+  sandbox?: boolean;
 }
 
 function describeRequest(method: string, url: URL): string {
   return `${method} ${url.pathname}${url.search}`;
 }
 
+/**
+ * The command that lists what a 404's path was about: the first path segment that is a
+ * resource's collection (`/v1/environments/en-1/deployments` is about the environment).
+ */
+function notFoundHint(url: URL): string {
+  for (const segment of url.pathname.split('/')) {
+    const resource = RESOURCES.find((r) => r.path === `/${segment}`);
+    if (resource) return `Check the ID; "hostctl ${resource.name} list" shows the ${resource.name} this token can see.`;
+  }
+  return 'Check the path; "hostctl docs --operations" lists the paths the API has.';
+}
+
 /** The typed error for a non-2xx status other than 429. */
 export function statusError(c: StatusContext): HostctlError {
   const what = describeRequest(c.method, c.url);
   const detail = errorDetail(c.text, c.contentType);
-  const said = detail ? ` The server said: ${detail}.` : '';
+  // A detail that ends a sentence of its own ("…may see.") gets no second full stop.
+  const said = detail ? ` The server said: ${detail}${/[.!?]"$/.test(detail) ? '' : '.'}` : '';
   const statusLine = `${c.status}${c.statusText ? ` ${c.statusText}` : ''}`;
   let err: HostctlError;
   if (c.status === 401 && c.tokenSent === false) {
@@ -93,12 +110,12 @@ export function statusError(c: StatusContext): HostctlError {
   } else if (c.status === 401 && c.unrecorded) {
     err = new AuthError(
       `The API rejected the token (${statusLine} for ${what}), and hostctl could not record this: neither the config dir nor any fallback place can be written, so the next run would send it again, and retrying a rejected token locks out your IP address.`,
-      'Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout", then create a new token in the dashboard (account menu, "API tokens").',
+      `Stop using this token now: unset HOSTCTL_TOKEN or run "hostctl auth logout". ${newTokenAdvice(c.sandbox === true)}`,
     );
   } else if (c.status === 401) {
     err = new AuthError(
       `The API rejected the token (${statusLine} for ${what}). hostctl will not send this token again, because retrying a rejected token locks out your IP address.`,
-      'Create a new token in the dashboard (account menu, "API tokens") and run "hostctl auth login", or set HOSTCTL_TOKEN to the new token.',
+      newTokenAdvice(c.sandbox === true),
     );
   } else if (c.status === 403) {
     err = new AuthError(
@@ -108,7 +125,7 @@ export function statusError(c: StatusContext): HostctlError {
   } else if (c.status === 404) {
     err = new NotFoundError(
       `Not found: ${what} (404).${said}`,
-      'Check the ID or path; "hostctl <resource> list" shows what this token can see.',
+      notFoundHint(c.url),
     );
   } else if (c.status === 429) {
     err = new RateLimitError(
@@ -169,6 +186,8 @@ export interface NetworkContext {
   midResponse: boolean;
   /** The proxy the request went through (HTTPS_PROXY / HTTP_PROXY): its host:port and variable. */
   proxy?: { label: string; variable: string };
+  /** Where the base URL came from (--base-url, HOSTCTL_BASE_URL, profile "x"), to name it. */
+  baseUrlFrom?: string;
 }
 
 /**
@@ -198,10 +217,10 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   } else if (c.timedOut || has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
     message = `No answer from ${host}${via} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
   } else if (has('ECONNREFUSED')) {
-    message = `Could not connect to ${host}: connection refused. Is the server running, and is --base-url right?`;
+    message = `Could not connect to ${host}: connection refused. Is the server running, and is the base URL right (from ${c.baseUrlFrom ?? '--base-url'})?`;
   } else if (has('ENOTFOUND')) {
     message = `Could not find the host ${c.url.hostname}: the DNS lookup failed.`;
-    hint = 'Check the host name in --base-url (or HOSTCTL_BASE_URL, or the profile) and your network connection.';
+    hint = `Check the host name in the base URL (from ${c.baseUrlFrom ?? '--base-url, HOSTCTL_BASE_URL or the profile'}) and your network connection.`;
   } else if (has('EAI_AGAIN')) {
     message = `Could not look up the host ${c.url.hostname}: the DNS server did not answer.`;
     hint = 'Check your network connection and try again.';

@@ -5,6 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import { statusError } from './errors.js';
 import type { Layer } from './layers.js';
+import { fromSandbox } from '../auth/advice.js';
 
 export function statusText(status: number): string {
   return STATUS_CODES[status] ?? '';
@@ -40,6 +41,7 @@ export function statusErrors(o: StatusErrorOptions): Layer {
       contentType: res.headers['content-type'],
       tokenSent,
       unrecorded: res.status === 401 && tokenSent && !o.recorded(),
+      sandbox: fromSandbox(res.headers),
     });
   };
 }

@@ -38,6 +38,8 @@ export interface WireOptions {
   timeoutMs: number;
   /** For the proxy variables. */
   env: NodeJS.ProcessEnv;
+  /** Where the base URL came from, for messages (Context.baseUrlSource). */
+  baseUrlFrom?: string;
 }
 
 export class Wire {
@@ -120,7 +122,7 @@ export class Wire {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;
-      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, proxy });
+      throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, proxy, baseUrlFrom: this.o.baseUrlFrom });
     } finally {
       clearTimeout(timer);
     }

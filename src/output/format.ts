@@ -30,6 +30,8 @@ export interface PrinterOptions {
   jq?: string;
   /** Names of public IDs seen before, for references (tables and the detail view). */
   names?: NameLookup;
+  /** Columns of references to other objects (the resource's relations): tables never cut their IDs. */
+  references?: readonly string[];
   /**
    * Known up front: a `list` lets json stream as an array. Without it the shape is given
    * to end(), and json waits for it.
@@ -208,7 +210,7 @@ export async function createPrinter(opts: PrinterOptions): Promise<Printer> {
       }
       const rows = one !== undefined && Array.isArray(one) ? (one as unknown[]) : kept;
       const text = table
-        ? table.renderTable(rows, { defaults, fields, width: io.columns, color: io.color, plain: io.accessible, now, names: opts.names, nameFields: NAME_FIELDS })
+        ? table.renderTable(rows, { defaults, fields, width: io.columns, color: io.color, plain: io.accessible, now, names: opts.names, nameFields: NAME_FIELDS, references: opts.references })
         : tsvWriter(defaults, fields)(rows);
       await write(text);
     },

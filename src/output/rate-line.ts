@@ -11,7 +11,10 @@ export function formatRateLine(rate: RateState | undefined, now = Date.now(), us
   let reset = '';
   if (rate.resetAt !== undefined) {
     const secs = Math.max(0, Math.ceil((rate.resetAt - now) / 1000));
-    reset = `, resets in ${secs}s`;
+    // With none left, what matters is when the next may go: a sliding window frees one
+    // slot at a time, so "resets" would promise the whole limit back.
+    if (rate.remaining === 0) reset = secs > 0 ? `; the next can go in ${secs}s` : '; the next can go now';
+    else reset = `, resets in ${secs}s`;
   }
   return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }

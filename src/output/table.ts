@@ -1,7 +1,8 @@
 // The table people read (gh's table printer): aligned columns without borders, times as
 // "3 days ago", references as "name (ID)", colour only when allowed. Columns have
-// priorities: publicId (never cut), the resource's declared columns, then the rest; on a
-// narrow terminal the lowest go first, then long cells are cut with "…". The layout is
+// priorities: publicId, the resource's declared columns, then the rest; on a narrow
+// terminal the lowest go first (the name last), then long cells are cut with "…". No
+// public ID is ever cut: a reference column is dropped instead. The layout is
 // linear in the rows (one pass to measure, one to write): cli-table3's is quadratic, 13 s
 // for 10,000 rows. Only this file and detail.ts load chalk and string-width; format.ts
 // imports them lazily, so json, ndjson and tsv output never pay for them.
@@ -27,6 +28,8 @@ export interface TableOptions {
   names?: NameLookup;
   /** The fields that name an object (resources.ts NAME_FIELDS). */
   nameFields?: readonly string[];
+  /** Columns that hold references to other objects (a resource's relations), bare IDs included. */
+  references?: readonly string[];
 }
 
 /** Spaces between two columns. */
@@ -80,31 +83,38 @@ export function headerOf(column: string): string {
   return oneLine(column.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toUpperCase());
 }
 
-/** The ID of a reference cell ("Acme (te-1)" → "te-1"), shown alone when the cell must be cut. */
-type Fallbacks = Map<string, string>;
+/** One cell: its text, and for a reference its bare public ID (the form shown when names do not fit). */
+interface Cell {
+  readonly text: string;
+  readonly id?: string;
+}
 
 /** How a table shows one value: times relative, references as "name (ID)", digests short. */
-export function displayText(value: unknown, column: string, opts: Pick<TableOptions, 'now' | 'names' | 'nameFields'>, fallbacks?: Fallbacks): string {
+export function displayText(value: unknown, column: string, opts: Pick<TableOptions, 'now' | 'names' | 'nameFields'>): string {
+  return cellOf(value, column, opts, false).text;
+}
+
+function cellOf(value: unknown, column: string, opts: Pick<TableOptions, 'now' | 'names' | 'nameFields'>, reference: boolean): Cell {
   if (typeof value === 'string') {
     const ms = parseIsoTime(value);
-    if (ms !== undefined) return relativeTime(ms, opts.now);
-    if (column === 'publicId' || column.endsWith('.publicId')) return oneLine(value);
+    if (ms !== undefined) return { text: relativeTime(ms, opts.now) };
+    if (isIdColumn(column)) return { text: oneLine(value), id: oneLine(value) };
     const name = opts.names?.(value);
-    if (name !== undefined) {
-      const text = oneLine(referenceText(value, name));
-      fallbacks?.set(text, oneLine(value));
-      return text;
-    }
-    if (isLongHex(value)) return value.slice(0, 7);
-    return oneLine(value);
+    if (name !== undefined) return { text: oneLine(referenceText(value, name)), id: oneLine(value) };
+    // A declared reference column holds IDs, whatever they look like.
+    if (reference) return { text: oneLine(value), id: oneLine(value) };
+    if (isLongHex(value)) return { text: value.slice(0, 7) };
+    return { text: oneLine(value) };
   }
   const ref = referenceId(value);
   if (ref !== undefined) {
-    const text = oneLine(referenceText(ref, referenceName(value, opts.names, opts.nameFields ?? ['name'])));
-    fallbacks?.set(text, oneLine(ref));
-    return text;
+    return { text: oneLine(referenceText(ref, referenceName(value, opts.names, opts.nameFields ?? ['name']))), id: oneLine(ref) };
   }
-  return oneLine(cellText(value));
+  return { text: oneLine(cellText(value)) };
+}
+
+function isIdColumn(column: string): boolean {
+  return column === 'publicId' || column.endsWith('.publicId');
 }
 
 /**
@@ -135,10 +145,21 @@ function spanOf(widths: readonly number[]): number {
   return widths.reduce((a, b) => a + b, 0) + GAP * Math.max(widths.length - 1, 0);
 }
 
+/** What layout() needs to know of the columns beyond their widths. */
+export interface ColumnRoles {
+  /** Columns of public IDs (publicId, references): never cut; a reference column is dropped instead. */
+  readonly ids?: ReadonlySet<number>;
+  /** The column that names the object: the last to go. */
+  readonly name?: number;
+}
+
 /**
- * Which columns to show and how wide, in priority order. publicId keeps its width. Without
- * --fields, the lowest-priority columns go first: optional ones while the table is wider
- * than the terminal, then declared ones while even cells cut to MIN_CUT would not fit.
+ * Which columns to show and how wide, in priority order. An ID column keeps its width
+ * (gh keeps the number and cuts the title). Without --fields, columns go while the table
+ * is wider than the terminal: first the optional ones, lowest first; then, while even
+ * cells cut to MIN_CUT would not fit, the declared ones that are neither IDs nor the
+ * name, lowest first; then the reference columns (before their IDs would be cut); the
+ * name last. publicId stays. What is left of the width goes to the columns that are cut.
  */
 export function layout(
   columns: readonly string[],
@@ -146,21 +167,30 @@ export function layout(
   fixedCount: number,
   width: number,
   keepAll: boolean,
+  roles: ColumnRoles = {},
 ): { shown: number[]; widths: number[] } {
   const shown = columns.map((_, i) => i);
+  const isId = (i: number) => columns[i] === 'publicId' || roles.ids?.has(i) === true;
   // Whole unless it cannot fit the terminal at all (a value no ID would be).
-  const keep = (i: number) => columns[i] === 'publicId' && (natural[i] ?? 0) <= width;
+  const keep = (i: number) => isId(i) && (natural[i] ?? 0) <= width;
   const floor = (i: number) => (keep(i) ? (natural[i] ?? 0) : Math.min(natural[i] ?? 0, MIN_CUT));
   if (!keepAll) {
-    const dropLast = (limit: (i: number) => number, stopAt: number) => {
-      for (let n = shown.length - 1; n >= 0 && shown.length > 1; n--) {
-        const i = shown[n] ?? 0;
-        if (spanOf(shown.map(limit)) <= width || n < stopAt) break;
-        if (!keep(i)) shown.splice(n, 1);
+    const drop = (order: readonly number[], limit: (i: number) => number) => {
+      for (const i of order) {
+        if (shown.length <= 1 || spanOf(shown.map(limit)) <= width) return;
+        shown.splice(shown.indexOf(i), 1);
       }
     };
-    dropLast((i) => natural[i] ?? 0, fixedCount);
-    dropLast(floor, 0);
+    const byPriority = (test: (i: number) => boolean) => shown.filter((i) => test(i)).reverse();
+    drop(byPriority((i) => i >= fixedCount), (i) => natural[i] ?? 0);
+    drop(
+      [
+        ...byPriority((i) => !isId(i) && i !== roles.name),
+        ...byPriority((i) => isId(i) && columns[i] !== 'publicId' && i !== roles.name),
+        ...byPriority((i) => i === roles.name && columns[i] !== 'publicId'),
+      ],
+      floor,
+    );
   }
   const ids = shown.filter(keep);
   const idWidth = ids.reduce((sum, i) => sum + (natural[i] ?? 0), 0);
@@ -182,40 +212,64 @@ export function renderTable(rows: readonly unknown[], opts: TableOptions): strin
   const chalk = new Chalk({ level: opts.color ? 1 : 0 });
   const choice = chooseColumns(rows, opts.defaults, opts.fields);
   const candidates = [...choice.fixed, ...choice.optional];
-  const natural = candidates.map((c) => displayWidth(headerOf(c)));
-  const texts: string[][] = new Array<string[]>(rows.length);
-  const fallbacks: Fallbacks = new Map();
+  const declared = new Set(opts.references ?? []);
+  const headers = candidates.map(headerOf);
+  // Per column: the widths of its cells as shown, and of its references as bare IDs.
+  const natural = headers.map(displayWidth);
+  const bare = [...natural];
+  const cells: Cell[][] = new Array<Cell[]>(rows.length);
+  // A column names its references only when every one has a name: one form per column.
+  const reference = candidates.map(() => false);
+  const everyNamed = candidates.map(() => true);
   for (let r = 0; r < rows.length; r++) {
-    const cells = new Array<string>(candidates.length);
+    const row = new Array<Cell>(candidates.length);
     for (let c = 0; c < candidates.length; c++) {
       const column = candidates[c] ?? '';
-      const text = displayText(cellValue(rows[r], column), column, opts, fallbacks);
-      cells[c] = text;
-      const w = displayWidth(text);
-      if (w > (natural[c] ?? 0)) natural[c] = w;
+      const cell = cellOf(cellValue(rows[r], column), column, opts, declared.has(column));
+      row[c] = cell;
+      if (cell.id !== undefined) reference[c] = true;
+      if (cell.text !== '' && (cell.id === undefined || cell.id === cell.text)) everyNamed[c] = false;
+      natural[c] = Math.max(natural[c] ?? 0, displayWidth(cell.text));
+      bare[c] = Math.max(bare[c] ?? 0, displayWidth(cell.id ?? cell.text));
     }
-    texts[r] = cells;
+    cells[r] = row;
   }
 
+  const ids = new Set(candidates.flatMap((c, i) => (reference[i] || isIdColumn(c) ? [i] : [])));
+  const nameIndex = candidates.findIndex((c) => (opts.nameFields ?? ['name']).includes(c));
+  const roles: ColumnRoles = { ids, name: nameIndex >= 0 ? nameIndex : undefined };
+  const keepAll = Boolean(opts.fields?.length);
   // A plain separator is one column wider than the gap: the layout leaves room for it.
-  const { shown, widths } = layout(candidates, natural, choice.fixed.length, opts.plain ? width - (candidates.length - 1) : width, Boolean(opts.fields?.length));
-  const line = (cells: readonly string[], style: (column: string, text: string) => string) => {
+  const fit = (widths: readonly number[]) => layout(candidates, widths, choice.fixed.length, opts.plain ? width - (candidates.length - 1) : width, keepAll, roles);
+  const plain = candidates.map((_, c) => (ids.has(c) ? (bare[c] ?? 0) : (natural[c] ?? 0)));
+  let chosen = fit(plain);
+  const named = candidates.map((_, c) => (ids.has(c) && everyNamed[c] ? (natural[c] ?? 0) : (plain[c] ?? 0)));
+  let useNames = false;
+  if (named.some((w, c) => w !== plain[c])) {
+    // Names only where they cost nothing: every column still shown, none cut.
+    const withNames = fit(named);
+    const whole = (l: typeof chosen, widths: readonly number[]) => l.shown.length === candidates.length && l.shown.every((i, n) => l.widths[n] === widths[i]);
+    if (whole(withNames, named)) {
+      chosen = withNames;
+      useNames = true;
+    }
+  }
+  const { shown, widths } = chosen;
+  const textOf = (cell: Cell | undefined, c: number) => (cell === undefined ? '' : useNames && everyNamed[c] ? cell.text : (cell.id ?? cell.text));
+  const line = (texts: readonly string[], style: (column: string, text: string) => string) => {
     let out = '';
     for (let n = 0; n < shown.length; n++) {
       const i = shown[n] ?? 0;
       const w = widths[n] ?? 0;
-      const full = cells[i] ?? '';
-      // A reference too wide for its cell keeps its ID whole, without the name, if it can.
-      const id = fallbacks.get(full);
-      const text = truncate(id !== undefined && displayWidth(full) > w ? id : full, w);
+      const text = truncate(texts[i] ?? '', w);
       const last = n === shown.length - 1;
       out += style(candidates[i] ?? '', text);
       if (!last) out += opts.plain ? `${' '.repeat(w - displayWidth(text))} | ` : ' '.repeat(w - displayWidth(text) + GAP);
     }
     return `${out.trimEnd()}\n`;
   };
-  const parts: string[] = [line(candidates.map(headerOf), (_c, t) => chalk.bold(t))];
-  for (const cells of texts) parts.push(line(cells, (c, t) => paint(chalk, c, t)));
+  const parts: string[] = [line(headers, (_c, t) => chalk.bold(t))];
+  for (const row of cells) parts.push(line(row.map((cell, c) => (ids.has(c) ? textOf(cell, c) : cell.text)), (c, t) => paint(chalk, c, t)));
   return parts.join('');
 }
 

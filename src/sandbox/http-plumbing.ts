@@ -14,7 +14,9 @@ export interface Reply {
 }
 
 export function send(res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string | number> = { ...reply.headers };
+  // Says that this is a sandbox, so that a client can give the sandbox's advice (how to
+  // get its token) rather than a dashboard's.
+  const headers: Record<string, string | number> = { ...reply.headers, 'X-Hostctl-Sandbox': '1' };
   const bodiless = reply.status === 204 || reply.status === 304;
   if (!bodiless) {
     headers['Content-Type'] = reply.contentType ?? 'application/json; charset=utf-8';

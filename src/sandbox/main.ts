@@ -1,9 +1,10 @@
 // `hostctl sandbox`: its own commander parser (its --rate-limit N would clash with the
 // global -R/--rate-limit), two lines on stdout for `eval`, then serve until a signal.
 
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import type { Writable } from 'node:stream';
 import { DEFAULTS, SandboxStartError, startSandboxServer, type LogKind, type SandboxOptions } from './server.js';
+import { wrapText, wrapWords } from '../help/wrap.js';
 
 export { startSandboxServer, type RunningSandbox, type StartOptions } from './server.js';
 
@@ -53,9 +54,34 @@ export function sandboxProgram(out: Writable = process.stdout): Command {
     .option('-v, --verbose', 'log the stack of an error inside the sandbox')
     .option('--no-color', 'no colour (the sandbox writes none)')
     .helpOption('-h, --help', 'show this help')
-    .addHelpText(
-      'after',
-      `
+    .configureHelp({
+      // As the client's help does (src/help/command.ts): on a terminal too narrow for two
+      // columns, each description goes under its option, wrapped.
+      formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+        const width = this.helpWidth ?? 80;
+        if (description === '' || width - termWidth - 4 >= this.minWidthToWrap) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+        return [`  ${term}`, ...wrapWords(description, width - 6).map((l) => `      ${l}`)].join('\n');
+      },
+    })
+    .addHelpText('after', () => wrapText(HELP_AFTER, helpWidth(out)))
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => out.write(s),
+      getOutHelpWidth: () => helpWidth(out),
+      // Errors are reworded below into one sentence.
+      writeErr: () => undefined,
+      outputError: () => undefined,
+    });
+}
+
+/** The terminal's width, or 80 into a pipe (as the client's help). */
+function helpWidth(out: Writable): number {
+  const columns = (out as Writable & { columns?: number }).columns;
+  return columns !== undefined && columns > 0 ? columns : 80;
+}
+
+const HELP_AFTER = `
 Prints two lines on stdout, then serves until Ctrl-C (SIGINT, exit 130) or SIGTERM (143):
   HOSTCTL_BASE_URL=http://127.0.0.1:PORT/v1
   HOSTCTL_TOKEN=<a token named "sandbox">
@@ -70,17 +96,7 @@ GET/DELETE /_sandbox/requests, GET/POST /_sandbox/objects/RESOURCE.
 Learn more:
   hostctl help sandbox  how to start it and point hostctl at it
   man hostctl-sandbox   this help as a manual page (also docs/commands.md, docs/sandbox.md)
-`,
-    )
-    .allowExcessArguments(false)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => out.write(s),
-      // Errors are reworded below into one sentence.
-      writeErr: () => undefined,
-      outputError: () => undefined,
-    });
-}
+`;
 
 interface ParsedFlags {
   host: string;

@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { filesContaining, runCli, sandboxAdmin, startAlt, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
 
 let sandbox: Sandbox;
 let home: { path: string; cleanup(): void };
@@ -234,6 +234,47 @@ describe('auth login', () => {
     expect(readFileSync(join(config.path, 'tokens', 'staging'), 'utf8').trim()).toBe(sandbox.token);
     expect((await hostctl(['auth', 'token'], { env: { HOSTCTL_PROFILE: 'staging' } })).stdout).toBe(`${sandbox.token}\n`);
     expect((await hostctl(['auth', 'token'], { env: { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } })).code).toBe(4);
+  });
+});
+
+describe('a rejected token: whose advice, and auth status', () => {
+  it("on a sandbox (it says so in X-Hostctl-Sandbox): the sandbox's advice, then auth status exits 4", async () => {
+    const name = uniqueName('restart');
+    const token = await newToken(name);
+    await revoke(name);
+    const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
+    const first = await hostctl(['teams', 'list'], { env });
+    expect(first.code).toBe(4);
+    expect(first.stderr).toMatch(/hostctl sandbox: its token is the HOSTCTL_TOKEN line it printed/);
+    expect(first.stderr).not.toMatch(/dashboard/);
+    // The next run sends nothing, and still gives the sandbox's advice.
+    await clearRequests();
+    const again = await hostctl(['teams', 'list'], { env });
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/hostctl sandbox/);
+    const status = await hostctl(['auth', 'status'], { env });
+    expect(status.code).toBe(4);
+    expect(status.stdout).toMatch(/Rejected:\s+yes/);
+    expect(status.stderr).toMatch(/^hostctl: The token of profile default was rejected by the API on .*\nThis base URL is a hostctl sandbox/);
+    expect(await requests()).toHaveLength(0);
+  });
+
+  it("on another server (no such header): the dashboard's advice; a token not marked: auth status exits 0", async () => {
+    const alt = await startAlt();
+    try {
+      const ok = await hostctl(['auth', 'status'], { env: { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token } });
+      expect(ok.code).toBe(0);
+      const env = { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: `not-${alt.token}` };
+      const r = await hostctl(['apps', 'list'], { env });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/dashboard \(account menu, "API tokens"\)/);
+      expect(r.stderr).not.toMatch(/sandbox/);
+      const status = await hostctl(['auth', 'status'], { env });
+      expect(status.code).toBe(4);
+      expect(status.stderr).toMatch(/dashboard/);
+    } finally {
+      await alt.stop();
+    }
   });
 });
 

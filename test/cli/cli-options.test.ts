@@ -76,7 +76,7 @@ describe('terminal behaviour against the sandbox', () => {
     expect(quiet.stdout).not.toMatch(/Fetching/);
     const failed = await runCli(['apps', 'get', 'ap-doesnotexist', '-q'], { env: env() });
     expect(failed.code).toBe(3);
-    expect(failed.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the IDs there are.\n');
+    expect(failed.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the apps this token can see.\n');
   });
 
   it('a terminal that reports 0 columns: no spinner (it would never stop clearing), a table of 80', async () => {
@@ -192,7 +192,7 @@ describe('--help', () => {
       const name = `hostctl ${path.join(' ')} --help`;
       expect(r.code, name).toBe(0);
       expect(r.stdout, name).toMatch(/^Usage: hostctl/);
-      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n){2,}/);
+      expect(r.stdout, name).toMatch(/\nExamples:\n(?: {2}\$ .*hostctl.*\n(?: {6}.*\n)*){2,}/);
       expect(r.stdout, name).toMatch(/\nLearn more:\n(?: {2}(?:hostctl help|man) .*\n)+/);
       // The sandbox parses its own flags; it takes no global one.
       if (path.length > 0 && path[0] !== 'sandbox') expect(r.stdout, name).toMatch(/\nInherited Options:\n(?:.*\n)*? {2}--base-url <url>.*\n(?:.*\n)*? {2}-o, --output <format>/);

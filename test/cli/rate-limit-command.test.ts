@@ -123,9 +123,15 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('no token at all: exit 4', async () => {
-    const r = await hostctl(['rate-limit'], { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
-    expect(r.code).toBe(4);
-    expect(r.stdout).toBe('');
+  it('no token at all: nothing is sent, so no failure (exit 0, saying so); --refresh needs one (exit 4)', async () => {
+    const env = { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
+    const r = await hostctl(['rate-limit', '-o', 'table'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^No token for this run can be read/);
+    expect(r.stdout).toMatch(/^(Token sha256:[0-9a-f]{8}…: Rate limit: .*|Rate limit: unknown \(no state seen on this machine yet\))\n/);
+    const refresh = await hostctl(['rate-limit', '--refresh'], env);
+    expect(refresh.code).toBe(4);
+    expect(refresh.stdout).toBe('');
+    expect(await server.requests()).toHaveLength(0);
   });
 });

@@ -105,7 +105,7 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     const id = String(apps[0]?.publicId);
     const r = await hostctl(['apps', 'get', id, 'ap-doesnotexist', '-o', 'tsv']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the IDs there are.\n');
+    expect(r.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the apps this token can see.\n');
     expect(r.stdout.split('\t')[0]).toBe(id);
   });
 
@@ -117,7 +117,7 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     expect(r.stderr.endsWith('\n')).toBe(true);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(JSON.parse(r.stderr)).toEqual({
-      error: { code: 'not_found', exit: 3, message: 'not found: ap-doesnotexist, ap-missingtoo', hint: 'Run "hostctl apps list" to see the IDs there are.', ids: ['ap-doesnotexist', 'ap-missingtoo'] },
+      error: { code: 'not_found', exit: 3, message: 'not found: ap-doesnotexist, ap-missingtoo', hint: 'Run "hostctl apps list" to see the apps this token can see.', ids: ['ap-doesnotexist', 'ap-missingtoo'] },
     });
   });
 

@@ -397,6 +397,12 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(unknown.stderr).toMatch(/no profile prdo; known: prod, staging\./);
     const fromEnv = await hostctl(['apps', 'list', '--base-url', s.baseUrl], { HOSTCTL_PROFILE: 'prdo' });
     expectCleanFailure(fromEnv, 2, TOKEN);
+    // Named as such with no base URL anywhere, too: not "No base URL is set".
+    for (const r of [await hostctl(['--profile', 'prdo', 'apps', 'list']), await hostctl(['teams', 'list'], { HOSTCTL_PROFILE: 'prdo' })]) {
+      expectCleanFailure(r, 2, TOKEN);
+      expect(r.stderr).toMatch(/no profile prdo; known: prod, staging\./);
+      expect(r.stderr).not.toMatch(/No base URL/);
+    }
     expect(s.connections()).toBe(0);
     const known = await hostctl(['--profile', 'prod', 'apps', 'list']);
     expect(known.code, known.stderr).toBe(0);

@@ -209,7 +209,8 @@ describe('a huge response (50 MB, streamed without Content-Length): bounded memo
 describe('the first example of hostctl --help', () => {
   it('pasted into bash, starts a sandbox with its log in a file and points the shell at it', async () => {
     const help = (await runCli(['--help'])).stdout;
-    const first = /\nExamples:\n {2}\$ (.*)\n/.exec(help)?.[1] ?? 'missing';
+    // As shown, continuation lines included (the help wraps it to 80 columns into a pipe).
+    const first = /\nExamples:\n {2}\$ (.*(?:\n {6}.*)*)\n/.exec(help)?.[1] ?? 'missing';
     expect(first).toContain('2> sandbox.log');
     const dir = tmpDir();
     try {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runInPty, runInPtyInteractive, runProcess, tmpDir } from '../support/cli.js';
+import { BIN, runCli, runInPty, runInPtyInteractive, runProcess, tmpDir } from '../support/cli.js';
 import { behaviours, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 import { platformOf, startAlt, type PlatformServer } from '../support/servers.js';
 import { startSandboxHere } from '../support/sandbox-here.js';
@@ -38,6 +38,45 @@ describe('against the sandbox', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/PUBLIC ID.*NAME/);
     expect(r.stdout).toMatch(/\u001b\[32mrunning\u001b\[39m/);
+  });
+
+  // The width comes from the pty itself (`stty cols N` inside script, read through the ioctl).
+  const shown = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '').replace(/^.*Fetching[^\n]*?(?=PUBLIC ID)/m, '');
+  it.each([60, 100])('at %i columns a table fits, and no public ID is cut, a reference included', async (columns) => {
+    const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path };
+    for (const [resource, reference] of [['apps', 'team'], ['envs', 'app']] as const) {
+      const piped = await runCli([resource, 'list', '--limit', '8', '-o', 'tsv', '--fields', `publicId,${reference}`], { env });
+      const expected = piped.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+      expect(expected).toHaveLength(8);
+      const r = await runInPty([resource, 'list', '--limit', '8', '-q'], { env, columns });
+      expect(r.code, r.stdout).toBe(0);
+      const lines = shown(r.stdout).trimEnd().split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^PUBLIC ID .* ${reference.toUpperCase()}\\b`));
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
+      // Each row: its own ID and the reference's, whole.
+      lines.slice(1).forEach((line, n) => {
+        const [id, ref] = expected[n] ?? [];
+        expect(line.split(/\s+/)).toEqual(expect.arrayContaining([id, ref]));
+      });
+    }
+  });
+
+  it.each([60, 100])('at %i columns the help wraps to the terminal, words whole', async (columns) => {
+    const env = { HOSTCTL_CONFIG_DIR: config.path };
+    const cases: [string[], RegExp][] = [
+      [['--help'], /log each HTTP exchange to stderr \(token redacted\)/],
+      [['apps', 'list', '--help'], /log each HTTP exchange to stderr \(token redacted\)/],
+      [['help', 'environment'], /the token for this run\. It wins over the keychain/],
+      [['sandbox', '--help'], /how long a lockout lasts, and the window failures are counted in/],
+    ];
+    for (const [args, words] of cases) {
+      const r = await runInPty(args, { env, columns });
+      expect(r.code, r.stdout).toBe(0);
+      const lines = shown(r.stdout).trimEnd().split('\n');
+      for (const line of lines) expect(line.length, `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(columns);
+      // Every word of a description is on the screen whole.
+      expect(shown(r.stdout).replace(/\s+/g, ' ')).toMatch(words);
+    }
   });
 
   it('a hidden prompt on a terminal: the token is not echoed, and is stored', async () => {

@@ -262,7 +262,7 @@ describe('network failures', () => {
     const err = await rejection(h.client.request({ path: '/apps' }));
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).exitCode).toBe(6);
-    expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused. Is the server running, and is --base-url right?`);
+    expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused. Is the server running, and is the base URL right (from --base-url)?`);
   });
 
   it('a server that never answers → timeout NetworkError', async () => {

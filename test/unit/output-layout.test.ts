@@ -43,7 +43,8 @@ describe('table column priorities', () => {
     const out = renderTable(rows, { defaults: ['environment', 'commit', 'team'], width: 200, color: false, now: NOW, names: names({ 'te-9': 'Acme', 'en-2': 'staging' }), nameFields: NAME_FIELDS });
     const [header, one, two] = out.trimEnd().split('\n').map((l) => l.split(/\s{2,}/));
     expect(header).toEqual(['PUBLIC ID', 'ENVIRONMENT', 'COMMIT', 'TEAM']);
-    expect(one).toEqual(['dp-1', 'production (en-1)', 'ce58857', 'Acme (te-9)']);
+    expect(one).toEqual(['dp-1', 'production (en-1)', 'ce58857', 'te-9']);
+    // One form per column: te-8 has no known name, so TEAM shows bare IDs in every row.
     expect(two).toEqual(['dp-2', 'staging (en-2)', 'abc', 'te-8']);
   });
 
@@ -57,6 +58,62 @@ describe('table column priorities', () => {
     const rows = Array.from({ length: 20_000 }, (_, i) => ({ publicId: `ap-${i}`, name: `app-${i}`, status: 'running' }));
     const out = renderTable(rows, { defaults: ['name', 'status'], width: 80, color: false, now: NOW, nameFields: NAME_FIELDS });
     expect(out.split('\n')).toHaveLength(20_002);
+  });
+});
+
+describe('ID columns at any width', () => {
+  // As the sandbox sends apps (team a bare ID) and as a server that nests references does.
+  const apps = [
+    { publicId: 'ap-oi9uf1jufi', name: 'scheduler-proxy', status: 'deploying', region: 'ap-southeast', team: 'te-5h2era61fl', updatedAt: '2024-04-28T12:00:00Z', runtime: 'docker' },
+    { publicId: 'ap-r1q7gd5ctm', name: 'recommendations-dashboard', status: 'running', region: 'us-west', team: 'te-8r5be85qk4', updatedAt: '2024-04-28T12:00:00Z', runtime: 'node' },
+  ];
+  const table = (width: number, extra: { names?: (id: string) => string | undefined; references?: string[] } = {}) =>
+    renderTable(apps, { defaults: ['name', 'status', 'region', 'team', 'updatedAt'], width, color: false, now: NOW, nameFields: NAME_FIELDS, references: ['team'], ...extra });
+  const rowsOf = (out: string) => out.trimEnd().split('\n').map((l) => l.split(/\s{2,}/));
+
+  it.each([40, 50, 60, 80, 100])('at %i columns every public ID is whole, and no line is wider', (width) => {
+    const out = table(width);
+    for (const line of out.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(width);
+    expect(out).toContain('ap-oi9uf1jufi');
+    expect(out).toContain('ap-r1q7gd5ctm');
+    // TEAM is either shown whole or not at all: never "te-5h2era…".
+    if (out.includes('TEAM')) expect(out).toContain('te-5h2era61fl');
+    expect(out).not.toMatch(/(ap|te)-[a-z0-9]*…/);
+  });
+
+  it('at 60 columns drops REGION before cutting an ID, and gives the room to NAME', () => {
+    const [header, one, two] = rowsOf(table(60));
+    expect(header).toEqual(['PUBLIC ID', 'NAME', 'STATUS', 'TEAM']);
+    expect(one).toEqual(['ap-oi9uf1jufi', 'scheduler-proxy', 'deploying', 'te-5h2era61fl']);
+    expect(two?.[3]).toBe('te-8r5be85qk4');
+  });
+
+  it('drops a reference column before its IDs would be cut, and the name last', () => {
+    const [header] = rowsOf(table(34));
+    expect(header).toEqual(['PUBLIC ID', 'NAME']);
+    const [narrow] = rowsOf(table(20));
+    expect(narrow).toEqual(['PUBLIC ID']);
+  });
+
+  it('names references only when the names fit without cutting anything; one form per column', () => {
+    const named = { names: names({ 'te-5h2era61fl': 'Marketing', 'te-8r5be85qk4': 'Data' }) };
+    const wide = rowsOf(table(160, named));
+    expect(wide[1]?.[4]).toBe('Marketing (te-5h2era61fl)');
+    expect(wide[2]?.[4]).toBe('Data (te-8r5be85qk4)');
+    // At 100 columns the names would cut NAME: the width goes to NAME, TEAM shows bare IDs.
+    const at100 = rowsOf(table(100, named));
+    expect(at100[2]?.[1]).toBe('recommendations-dashboard');
+    expect(at100.slice(1).map((r) => r[4])).toEqual(['te-5h2era61fl', 'te-8r5be85qk4']);
+    // One name unknown: bare IDs in every row, at any width.
+    const some = rowsOf(table(160, { names: names({ 'te-5h2era61fl': 'Marketing' }) }));
+    expect(some.slice(1).map((r) => r[4])).toEqual(['te-5h2era61fl', 'te-8r5be85qk4']);
+  });
+
+  it('never cuts the IDs of a nested reference column either', () => {
+    const rows = [{ publicId: 'en-fuihyfxrpk', name: 'production-eu-west', app: { publicId: 'ap-oi9uf1jufi', name: 'scheduler-proxy' }, status: 'running', region: 'ap-southeast' }];
+    const out = renderTable(rows, { defaults: ['name', 'app', 'status', 'region'], width: 42, color: false, now: NOW, nameFields: NAME_FIELDS });
+    expect(out).toContain('ap-oi9uf1jufi');
+    expect(out).not.toContain('ap-oi9uf1…');
   });
 });
 
