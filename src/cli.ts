@@ -8,6 +8,7 @@ import { VERSION } from './context.js';
 import { HostctlError, ExitCode, UsageError, errorData } from './errors.js';
 import { flushSinks, guarded, releaseSinks, scrubSecrets } from './io.js';
 import { processRuntime, type Runtime } from './runtime.js';
+import { emptyOptionError } from './config/resolve.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { addGlobalOptions } from './global-options.js';
 import { bindRuntime } from './commands/define.js';
@@ -136,7 +137,7 @@ function refuseEmptyValues(cmd: CommandUnknownOpts): void {
       const value: unknown = c.getOptionValue(option.attributeName());
       if (value === '' || (Array.isArray(value) && value.includes(''))) {
         const flag = option.long ?? option.short ?? option.flags;
-        throw new UsageError(`${flag} needs a value, and was given an empty one.`, `Give ${flag} a value, or leave it out.`);
+        throw emptyOptionError(flag);
       }
     }
   }

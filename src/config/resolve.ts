@@ -20,15 +20,19 @@ export interface BaseUrlSource {
   origin: string;
 }
 
-/** An option given with an empty value names nothing: say so, rather than fall through to the next source. */
-function emptyOption(flag: string, example: string): UsageError {
-  return new UsageError(`${flag} needs a value; it was given an empty one.`, `Give one (${flag} ${example}), or leave ${flag} out.`);
+/**
+ * An option given with an empty value names nothing (often an unset shell variable): say
+ * so, rather than fall through to the next source. The one wording for every option: the
+ * parser's check (src/cli.ts) and the resolver's, which completion shares.
+ */
+export function emptyOptionError(flag: string): UsageError {
+  return new UsageError(`${flag} needs a value; it was given an empty one.`, `Give ${flag} a value, or leave it out.`);
 }
 
 /** The profile of this run; an empty --profile or a name that could not be a profile is a usage error. */
 export function resolveProfileName(i: ProfileInputs): string {
   if (i.profile !== undefined) {
-    if (i.profile === '') throw emptyOption('--profile', 'staging');
+    if (i.profile === '') throw emptyOptionError('--profile');
     return checkProfileName(i.profile);
   }
   // An empty variable is an unset one, as the shell's ${VAR:-…} has it.
@@ -39,7 +43,7 @@ export function resolveProfileName(i: ProfileInputs): string {
 /** The base URL and where it came from; undefined when none is set anywhere. */
 export function resolveBaseUrl(i: ProfileInputs): BaseUrlSource | undefined {
   if (i.baseUrl !== undefined) {
-    if (i.baseUrl.trim() === '') throw emptyOption('--base-url', 'https://api.example.com/v1');
+    if (i.baseUrl.trim() === '') throw emptyOptionError('--base-url');
     return { url: i.baseUrl, origin: '--base-url' };
   }
   if (i.env.HOSTCTL_BASE_URL) return { url: i.env.HOSTCTL_BASE_URL, origin: 'HOSTCTL_BASE_URL' };

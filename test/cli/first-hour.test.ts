@@ -115,7 +115,7 @@ describe('an option given an empty value', () => {
     for (const [args, flag] of cases) {
       const r = await hostctl(args);
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr).toBe(`hostctl: ${flag} needs a value, and was given an empty one.\nGive ${flag} a value, or leave it out.\n`);
+      expect(r.stderr).toBe(`hostctl: ${flag} needs a value; it was given an empty one.\nGive ${flag} a value, or leave it out.\n`);
     }
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
