@@ -2,7 +2,7 @@
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
 import { addSecret, IO } from './io.js';
-import { MAX_TIMER_MS, processRuntime, type Clock, type Runtime } from './runtime.js';
+import { MAX_TIMER_MS, processRuntime, underCI, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
 import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { cacheDir, configDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
@@ -147,7 +147,7 @@ export class Context {
   }
 
   /**
-   * A person at a terminal (stdout or stderr a TTY, CI not true) waits for this run: its
+   * A person at a terminal (stdout or stderr a TTY, not under CI) waits for this run: its
    * requests go before batch commands' in the shared budget. HOSTCTL_INTERACTIVE=1 or 0
    * says so instead (tests, wrappers).
    */
@@ -155,7 +155,7 @@ export class Context {
     const set = this.env.HOSTCTL_INTERACTIVE;
     if (set === '1' || set === '0') return set === '1';
     if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_INTERACTIVE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_INTERACTIVE=1 (a person waits) or 0 (a batch job), or unset it.');
-    return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && this.env.CI !== 'true';
+    return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && !underCI(this.env);
   }
 
   /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */

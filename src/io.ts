@@ -10,7 +10,7 @@
 
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
-import type { InStream, OutStream } from './runtime.js';
+import { underCI, type InStream, type OutStream } from './runtime.js';
 
 type Stream = OutStream;
 
@@ -264,7 +264,7 @@ export class IO {
     // ora divides by the terminal's width: on one that reports 0 columns (a pty before its
     // first resize, some CI runners) it would clear lines forever.
     const width = this.stderr.columns;
-    return this.stderrIsTTY && !this.quiet && this.colorErr && this.env.CI !== 'true' && width !== 0 && this.env.TERM !== 'dumb' && !this.accessible;
+    return this.stderrIsTTY && !this.quiet && this.colorErr && !underCI(this.env) && width !== 0 && this.env.TERM !== 'dumb' && !this.accessible;
   }
 
   /** Progress as plain lines, in accessible mode on a terminal: one line per change of state. */

@@ -54,3 +54,16 @@ export function processRuntime(over: Partial<Runtime> = {}): Runtime {
   for (const [k, v] of Object.entries(over)) if (v !== undefined) Object.defineProperty(rt, k, { value: v, enumerable: true });
   return rt;
 }
+
+/** The values of CI that mean "not CI": set but empty, or switched off. */
+const CI_OFF = new Set(['', 'false', '0', 'no', 'off']);
+
+/**
+ * Whether this runs under CI: CI holds any value CI services set (`true` on GitHub Actions,
+ * GitLab, Travis, CircleCI; `True` on AppVeyor; `1` elsewhere); unset, empty, `false` or `0`
+ * is not CI. No spinner and no interactive priority there; the tests' gate asks the same.
+ */
+export function underCI(env: NodeJS.ProcessEnv): boolean {
+  const value = env.CI;
+  return value !== undefined && !CI_OFF.has(value.trim().toLowerCase());
+}

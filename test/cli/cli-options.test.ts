@@ -87,10 +87,14 @@ describe('terminal behaviour against the sandbox', () => {
     for (const line of r.stdout.split(/\r?\n/)) expect([...line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')].length).toBeLessThanOrEqual(80);
   });
 
-  it('CI=true: no spinner even on a terminal', async () => {
-    const r = await runInPty(['apps', 'list', '--all'], { env: env({ CI: 'true' }) });
-    expect(r.code).toBe(0);
-    expect(r.stdout).not.toMatch(SPINNER_FRAME);
+  it('under CI (true, 1, True: what CI services set): no spinner even on a terminal; CI=false is no CI', async () => {
+    for (const ci of ['true', '1', 'True']) {
+      const r = await runInPty(['apps', 'list', '--all'], { env: env({ CI: ci }) });
+      expect(r.code).toBe(0);
+      expect(r.stdout, `CI=${ci}`).not.toMatch(SPINNER_FRAME);
+    }
+    const off = await runInPty(['apps', 'list', '--all'], { env: env({ CI: 'false' }) });
+    expect(off.stdout).toMatch(SPINNER_FRAME);
   });
 
   it('no spinner when stderr is not a terminal, even with --all', async () => {

@@ -1,14 +1,10 @@
 // Whether this run is a CI run, where a test that needs a missing system part must fail
-// rather than skip. Every such check (and vitest.config.ts's choice of reporter) asks here.
+// rather than skip. Every such check (and vitest.config.ts's choice of reporter) asks here;
+// the rule is the program's own (src/runtime.ts), so CI means the same to both.
 
-/** The values of CI that mean "not CI": set but empty, or switched off. */
-const OFF = new Set(['', 'false', '0', 'no', 'off']);
+import { underCI as programUnderCI } from '../../src/runtime.js';
 
-/**
- * True when CI holds any value CI services set (`true` on GitHub Actions, GitLab, Travis,
- * CircleCI; `True` on AppVeyor; `1` elsewhere), false when unset, empty or `false`/`0`.
- */
+/** True when CI holds any value CI services set; false when unset, empty or `false`/`0`. */
 export function underCI(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.CI;
-  return value !== undefined && !OFF.has(value.trim().toLowerCase());
+  return programUnderCI(env);
 }
