@@ -314,6 +314,11 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
     stop();
     failed?.(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory() : new HostctlError(`--jq: jq failed: ${err.message}`));
   });
+  // jq's exit() returns to the worker (emscripten's callMain catches it); a thread that ends
+  // on its own all the same must not leave the command waiting.
+  worker.on('exit', (code) => {
+    if (!stopped) failed?.(new HostctlError(`--jq: jq stopped unexpectedly (exit code ${code}).`));
+  });
 
   const checked = await new Promise<FromWorker & { type: 'checked' }>((resolve, reject) => {
     failed = reject;

@@ -67,5 +67,8 @@ describe('startJq', () => {
     const run = await startJq('.[] | error("boom")');
     run.add(['1']);
     await expect(run.finish(false, async () => true)).rejects.toThrow(/^--jq: boom$/);
+    // jq's exit (halt_error) returns to the worker: its message, not a lost thread.
+    const halted = await startJq('"bye\\n" | halt_error');
+    await expect(halted.finish(false, async () => true)).rejects.toThrow(/^--jq: bye$/);
   });
 });
