@@ -29,8 +29,6 @@ export interface PrinterOptions {
   now?: () => number;
   /** --jq: run this jq expression over the JSON output instead of printing it. */
   jq?: string;
-  /** --jq's bounds; for tests. */
-  jqBounds?: Partial<import('./jq.js').JqBounds>;
   /** Names of public IDs seen before, for references (tables and the detail view). */
   names?: NameLookup;
   /**
@@ -124,7 +122,7 @@ export async function createPrinter(opts: PrinterOptions): Promise<Printer> {
 
   if (opts.jq !== undefined) {
     const jq = await import('./jq.js');
-    const run = await jq.startJq(opts.jq, opts.jqBounds);
+    const run = await jq.startJq(opts.jq);
     // The input is the JSON text --json would print (exact numbers), handed to jq page by
     // page; its output is written as it comes.
     let count = 0;
