@@ -382,7 +382,7 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
           clock.pause();
           stop();
           const tail = decoder.decode();
-          if (msg.outOfMemory) reject(outOfMemory());
+          if (msg.outOfMemory && msg.status !== 0) reject(outOfMemory());
           else if (msg.status !== 0 && msg.stderr.trim() !== '') {
             reject(new HostctlError(`--jq: ${jqMessage(msg.stderr).replace(/\(at <stdin>:\d+\):\s*/, '')}`, 'The expression ran over the output as `--json` prints it; check it against that.'));
           } else if (tail) void write(tail).then(() => resolve(), reject);
