@@ -21,11 +21,13 @@
 //       (--section economy runs just this part)
 //
 // and an output section: rows/s of `hostctl apps list --all -o FORMAT` for json, ndjson,
-// tsv and table at 10,000 and 100,000 objects, against a floor measured in the same run
-// (`curl` fetching every page | `jq -c '.[]'`), with the peak RSS of each. The objects come
-// from a small paging server of the bench's own (a child process, pages pre-rendered,
-// 100 a page, Link headers), so the server costs next to nothing. Targets: json, ndjson
-// and tsv within 2x the floor; table within 3x tsv; peak RSS under 100 MiB but table.
+// tsv and table at 10,000 objects in pages of 100, and 100,000 objects (the bulk walk) in
+// pages of 100 and of 1,000, against a floor measured in the same run (`curl` fetching
+// every page | `jq -c '.[]'`), with the peak RSS of each. The objects come from a small
+// paging server of the bench's own (a child process, pages pre-rendered, Link headers,
+// rate-limit headers with a limit no walk reaches, and `Keep-Alive: timeout=2` as common
+// servers send), so the server costs next to nothing. Targets: json, ndjson and tsv
+// within 2x the floor; table within 3x tsv; peak RSS under 100 MiB but table.
 //
 // Options: --runs N (timed pairs per case, default 40), --warmup N (default 5),
 // --rss-runs N (default 10), --output-runs N (runs per output case, default 3),
@@ -282,12 +284,16 @@ function quartiles(list) {
   return [s[Math.floor((s.length - 1) / 4)], s[Math.ceil(((s.length - 1) * 3) / 4)]];
 }
 
-// The output section's server: N app-like objects, 100 a page, bare arrays with a Link
-// header to the next page. Pages are rendered once, at start, so a request costs a write.
+// The output section's server: N app-like objects, SIZE a page, bare arrays with a Link
+// header to the next page, and the rate-limit headers the platform sends on every answer
+// (a limit no walk reaches), so that hostctl's budget does its per-request work as against
+// the platform. It keeps an idle connection 2 s and says so (`Keep-Alive: timeout=2`, as
+// Node's and many servers' defaults do: undici's own margin once made that a connection
+// per page). Pages are rendered once, at start, so a request costs a write.
 const PAGING_SERVER = String.raw`'use strict';
 const http = require('node:http');
 const total = Number(process.argv[2]);
-const size = 100;
+const size = Number(process.argv[3]);
 const hex = (n) => (n * 2654435761 >>> 0).toString(16).padStart(8, '0');
 const pages = [];
 for (let start = 0; start < total; start += size) {
@@ -311,24 +317,25 @@ const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://bench.invalid');
   const n = Number(url.searchParams.get('page') || '1');
   const body = pages[n - 1] || Buffer.from('[]');
-  const headers = { 'content-type': 'application/json', 'content-length': body.length };
+  const headers = { 'content-type': 'application/json', 'content-length': body.length, 'x-ratelimit-limit': '1000000', 'x-ratelimit-remaining': String(1000000 - (++served % 1000000)), 'x-ratelimit-reset': '60' };
   if (n < pages.length) headers.link = '</v1/apps?page=' + (n + 1) + '>; rel="next"';
   res.writeHead(200, headers);
   res.end(body);
 });
-server.keepAliveTimeout = 30000;
+let served = 0;
+server.keepAliveTimeout = 2000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\n'));
 `;
 
-function startPagingServer(file, total, env) {
+function startPagingServer(file, total, size, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [file, String(total)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(NODE, [file, String(total), String(size)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const rl = createInterface({ input: child.stdout });
     child.on('exit', (code) => reject(new CannotMeasure(`the bench's paging server exited with ${code}.`)));
     rl.on('line', (line) => {
       rl.close();
       child.removeAllListeners('exit');
-      resolve({ child, baseUrl: `http://127.0.0.1:${line.trim()}/v1`, pages: Math.ceil(total / 100) });
+      resolve({ child, baseUrl: `http://127.0.0.1:${line.trim()}/v1`, pages: Math.ceil(total / size) });
     });
   });
 }
@@ -354,10 +361,10 @@ async function outputSection(scratch, runs) {
   writeFileSync(serverFile, PAGING_SERVER);
   const rssFile = join(scratch, 'rss-output.txt');
   const results = [];
-  for (const total of [10_000, 100_000]) {
-    const server = await startPagingServer(serverFile, total, childEnv({}));
+  for (const [total, size] of [[10_000, 100], [100_000, 100], [100_000, 1_000]]) {
+    const server = await startPagingServer(serverFile, total, size, childEnv({}));
     try {
-      const env = childEnv({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'bench-token', HOSTCTL_CONFIG_DIR: join(scratch, `config-${total}`), COLUMNS: '160' });
+      const env = childEnv({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'bench-token', HOSTCTL_CONFIG_DIR: join(scratch, `config-${total}-${size}`), COLUMNS: '160' });
       const hostctl = (format) => `${shq(NODE)} ${shq(BIN)} apps list --all -o ${format}`;
       const cases = [];
       if (floorMissing.length === 0) {
@@ -373,25 +380,26 @@ async function outputSection(scratch, runs) {
           count = r.lines;
         }
         const expected = format === 'json' ? total * 11 + 2 : format === 'table' ? total + 1 : total;
-        if (count !== expected) fail(`${name} at ${total} objects printed ${count} lines, not ${expected}.`);
+        if (count !== expected) fail(`${name} at ${total} objects (${size} a page) printed ${count} lines, not ${expected}.`);
         let peak;
         if (format) {
           const r = spawnSync(TIME, ['-f', '%M', '-o', rssFile, NODE, BIN, 'apps', 'list', '--all', '-o', format], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 600_000 });
           if (r.status !== 0) fail(`hostctl apps list --all -o ${format} under ${TIME} exited with ${r.status}. ${String(r.stderr).trim()}`);
           peak = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024;
         }
-        results.push({ total, name, ms: median(times), peak });
+        results.push({ total, size, name, ms: median(times), peak });
       }
     } finally {
       server.child.kill('SIGTERM');
     }
   }
-  const header = ['objects', 'case', 'median', 'rows/s', 'vs floor', 'vs tsv', 'peak RSS', ''];
+  const header = ['objects', 'a page', 'case', 'median', 'rows/s', 'vs floor', 'vs tsv', 'peak RSS', ''];
   const table = [header];
   let allPass = true;
   for (const r of results) {
-    const floor = results.find((x) => x.total === r.total && x.name === 'curl | jq -c');
-    const tsv = results.find((x) => x.total === r.total && x.name === 'tsv');
+    const same = (x) => x.total === r.total && x.size === r.size;
+    const floor = results.find((x) => same(x) && x.name === 'curl | jq -c');
+    const tsv = results.find((x) => same(x) && x.name === 'tsv');
     const vsFloor = floor && r !== floor ? r.ms / floor.ms : undefined;
     const vsTsv = r.name === 'table' && tsv ? r.ms / tsv.ms : undefined;
     const checks = [];
@@ -402,6 +410,7 @@ async function outputSection(scratch, runs) {
     if (checks.length > 0) allPass &&= pass;
     table.push([
       r.total.toLocaleString('en'),
+      r.size.toLocaleString('en'),
       r.name,
       `${(r.ms / 1000).toFixed(2)} s`,
       Math.round(r.total / (r.ms / 1000)).toLocaleString('en'),

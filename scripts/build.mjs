@@ -13,11 +13,12 @@
 //   dist/complete.cjs.cache data (read off the commander program here), so a Tab press
 //                           loads neither commander nor the program; and its code cache,
 //                           made by running it on a few completions.
-//   dist/chunks/            what only some commands use (see SEPARATE), and undici's
-//                           WebAssembly HTTP parser.
+//   dist/chunks/            what only some commands use (see SEPARATE), undici's
+//                           WebAssembly HTTP parser, and jq's engine (JQ_ENGINE).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +104,7 @@ const wrapped = (banner = '') => ({ banner: { js: `${WRAPPER[0]}\n${banner}` }, 
 
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
- * from there when first imported: the spinner (ora, on a terminal), tables (chalk, string-width), --jq (jq-wasm, 1.3 MB), the sandbox,
+ * from there when first imported: the spinner (ora, on a terminal), tables (chalk, string-width), the sandbox,
  * which shares nothing with the client but the resource table, and the help topics. The
  * program file, which every command reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
@@ -111,7 +112,6 @@ const SEPARATE = {
   ora: ['ora', 'ora'],
   chalk: ['chalk', 'chalk'],
   'string-width': ['string-width', 'string-width'],
-  'jq-wasm': ['jq-wasm', 'jq-wasm'],
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
   // `hostctl help <topic>`: the topics' texts, which no other command reads.
   '../help/run.js': ['help', './src/help/run.ts'],
@@ -166,10 +166,26 @@ function separate(files) {
   };
 }
 
+/**
+ * --jq's engine, jq-wasm's emscripten module (1.3 MB, the WebAssembly inside), copied as it
+ * is: src/output/jq.ts runs its text in a worker thread, which is given the text rather than
+ * a path (the single-file executable's worker could not read its assets). Its name in
+ * dist/chunks/, with a digest so that an upgrade never meets an old copy.
+ */
+function copyJqEngine() {
+  const source = createRequire(import.meta.url).resolve('jq-wasm/dist/build/jq.js');
+  const text = readFileSync(source);
+  const name = `jq-engine-${createHash('sha256').update(text).digest('hex').slice(0, 8)}.cjs`;
+  mkdirSync(join(outdir, 'chunks'), { recursive: true });
+  copyFileSync(source, join(outdir, 'chunks', name));
+  return name;
+}
+
 /** dist/hostctl.cjs: the program (see trim.mjs and SEPARATE). */
 async function buildProgram(define) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
+  define = { ...define, __HOSTCTL_JQ_ENGINE__: JSON.stringify(copyJqEngine()) };
   await build({
     ...common,
     entryPoints: ['src/cli.ts'],

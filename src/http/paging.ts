@@ -147,10 +147,13 @@ function envelopeLast(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** A digest of a page, to notice a server that ignores ?page= and repeats itself. */
-function signature(items: readonly unknown[]): string {
-  const json = JSON.stringify(items, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-  return createHash('sha256').update(json ?? '').digest('hex');
+/**
+ * A digest of a page as sent, to notice a server that ignores ?page= and repeats itself
+ * (it sends the same text again). The text, not the parsed items written out again: that
+ * cost a JSON.stringify of every page of a walk.
+ */
+function signature(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function pageParam(url: URL): number | undefined {
@@ -203,7 +206,7 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
 
     const numbered = !linked && next === undefined && Array.isArray(body);
     if (numbered && pages > 1) {
-      const sig = signature(items);
+      const sig = signature(res.text);
       if (items.length > 0 && (sig === firstSig || sig === lastSig)) {
         client.options.io.warn(
           `the API sent the same items for page ${pageNo} as for an earlier page; it seems to ignore ?page=, so hostctl stopped there.`,
@@ -214,7 +217,7 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
     } else if (numbered) {
       firstLength = items.length;
       // Only a walk compares pages; a first page alone needs no digest (nor node:crypto).
-      if (walk) firstSig = lastSig = signature(items);
+      if (walk) firstSig = lastSig = signature(res.text);
     }
 
     const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;

@@ -15,6 +15,16 @@ export { noProxyMatches } from './noproxy.js';
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Error and redirect bodies are only read for a one-line detail. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/**
+ * How much sooner than a server's `Keep-Alive: timeout=N` hint an idle connection is given
+ * up. undici's default, 2 s, drops every connection at once after an answer hinting
+ * `timeout=2`, so a walk of 1,000 pages made 1,000 connections. The margin is for the
+ * server's idle timer starting before ours (it starts when the server has sent the answer,
+ * ours once it has arrived): one round trip plus queueing the next request, which 1 s
+ * covers even on slow links. A request that still meets a closing socket is a dropped
+ * connection, which the retry layer resends when it is a GET or HEAD.
+ */
+export const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 type Undici = typeof import('undici');
 
@@ -65,6 +75,7 @@ export class Wire {
     const undici = await loadUndici();
     const opts = {
       keepAliveTimeout: 10_000,
+      keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
       connect: { timeout: this.o.timeoutMs },
       headersTimeout: this.o.timeoutMs,
       bodyTimeout: this.o.timeoutMs,
@@ -119,6 +130,11 @@ export class Wire {
       const headers = flattenHeaders(res.headers);
       const ok = res.statusCode >= 200 && res.statusCode <= 299;
       const text = await readBody(res.body, a, headers, ok || keepErrorBody ? MAX_BODY_BYTES : MAX_ERROR_BODY_BYTES, ok || keepErrorBody);
+      // undici hands a finished connection back to its pool one event-loop turn later
+      // (setImmediate): a next request sent sooner, as a page walk sends it, would open a
+      // second connection and the walk would alternate between two. One turn costs
+      // microseconds.
+      await new Promise((resolve) => setImmediate(resolve));
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;

@@ -5,7 +5,8 @@
 //
 // ndjson, tsv and a json list are written as pages arrive, waiting for 'drain' when stdout
 // is full, so memory stays flat however long the walk; the table measures every row
-// first, and --jq needs the whole output, so those two keep the objects until end().
+// first, so it keeps the objects until end(). --jq hands each page to jq's worker as it
+// arrives (jq needs its whole input before it starts), and writes jq's output as it comes.
 
 import type { OutputFormat } from '../config/config.js';
 import type { IO } from '../io.js';
@@ -123,24 +124,42 @@ export async function createPrinter(opts: PrinterOptions): Promise<Printer> {
 
   if (opts.jq !== undefined) {
     const jq = await import('./jq.js');
-    await jq.checkJq(opts.jq);
-    const expr = opts.jq;
-    // The input is the JSON text --json would print (exact numbers), built as it comes.
-    const parts: string[] = [];
+    const run = await jq.startJq(opts.jq);
+    // The input is the JSON text --json would print (exact numbers), handed to jq page by
+    // page; its output is written as it comes.
+    let count = 0;
     return {
       async add(items) {
-        for (const item of items) parts.push(stringifyJson(prepare(item)));
+        count += items.length;
+        try {
+          run.add(items.map((item) => stringifyJson(prepare(item))));
+        } catch (err) {
+          run.stop();
+          throw err;
+        }
       },
       async end(shape) {
         warnFields();
-        const input = shape === 'single' && parts.length === 1 ? (parts[0] ?? 'null') : `[${parts.join(',')}]`;
-        parts.length = 0;
-        let out = await jq.runJq(input, expr);
-        // Raw strings, as jq -r; on a terminal nothing in them may act on it.
-        if (io.stdoutIsTTY) {
-          out = out.split('\n').map((line) => line.split('\t').map((cell) => sanitize(cell)).join('\t')).join('\n');
-        }
-        await write(out);
+        // Raw strings, as jq -r; on a terminal nothing in them may act on it, so only whole
+        // lines are cleaned (a batch may end inside an escape sequence).
+        let partial = '';
+        const clean = (text: string): string => {
+          if (!io.stdoutIsTTY) return text;
+          const whole = partial + text;
+          const cut = whole.lastIndexOf('\n') + 1;
+          partial = whole.slice(cut);
+          return whole
+            .slice(0, cut)
+            .split('\n')
+            .map((line) => line.split('\t').map((cell) => sanitize(cell)).join('\t'))
+            .join('\n');
+        };
+        const gone = () => io.stdout.destroyed || io.stdout.writableEnded;
+        await run.finish(shape === 'single' && count === 1, async (text) => {
+          await write(clean(text));
+          return !gone();
+        });
+        if (partial) await write(partial.split('\t').map((cell) => sanitize(cell)).join('\t'));
       },
     };
   }

@@ -38,6 +38,8 @@ export interface AltOptions {
   totalHeader?: boolean;
   /** The server's clock (its rate-limit window and lockout); default Date.now. */
   now?: () => number;
+  /** Close an idle connection after this many seconds, and say so (`Keep-Alive: timeout=N`). */
+  keepAliveSeconds?: number;
 }
 
 /** The alt server's OpenAPI document; `evolved`: after the beta gained and lost operations. */
@@ -362,7 +364,10 @@ export async function startAltServer(options: AltOptions = {}) {
       else answer();
     });
   });
+  if (options.keepAliveSeconds !== undefined) server.keepAliveTimeout = options.keepAliveSeconds * 1000;
+  let connections = 0;
   server.on('connection', (s) => {
+    connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -374,6 +379,10 @@ export async function startAltServer(options: AltOptions = {}) {
     origin,
     token,
     requests,
+    /** TCP connections accepted so far. */
+    get connections(): number {
+      return connections;
+    },
     clearRequests(): void {
       requests.length = 0;
     },

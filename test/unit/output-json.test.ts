@@ -109,6 +109,14 @@ describe('stringifyJson', () => {
 });
 
 describe('stripJsonLd', () => {
+  it('returns a value with no JSON-LD member as it is, without copying it', () => {
+    const value = { publicId: 'ap-1', team: { publicId: 'te-1', tags: ['a', { name: 'b' }] }, big: new JsonNumber('12345678901234567890') };
+    expect(stripJsonLd(value)).toBe(value);
+    const deep = { a: [{ b: { '@id': '/x', c: 1 } }] };
+    expect(stripJsonLd(deep)).toEqual({ a: [{ b: { c: 1 } }] });
+    expect(deep.a[0]?.b['@id']).toBe('/x');
+  });
+
   it('drops members whose names begin with "@" at every depth and keeps the rest', () => {
     const value = {
       '@context': '/v1/contexts/App',
