@@ -179,7 +179,12 @@ function jqWorker(port: MessagePort, data: WorkerData, req: (id: string) => unkn
   const factory = mod.exports as (arg: object) => Promise<{ callMain(args: string[]): number }>;
 
   const decode = (chunks: Uint8Array[]): string => Buffer.concat(chunks).toString('utf8');
+  // Node 24 with the loader's --no-wasm-lazy-compilation: the engine's asynchronous compile
+  // does not keep the thread's event loop alive, which would end the thread (exit 0) before
+  // the engine is loaded. A timer holds it until then.
+  const loading = setInterval(() => undefined, 1 << 30);
   void factory({}).then((engine) => {
+    clearInterval(loading);
     port.postMessage({ type: 'loaded' });
     const run = (args: string[]): number => {
       stdout = [];

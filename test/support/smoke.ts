@@ -88,6 +88,12 @@ export function smokeLayer(name: string, installed: () => Installed, extra?: (ct
       const table = await run(['apps', 'list', '-o', 'table'], withSandbox());
       expect(table.code).toBe(0);
       expect(table.stdout).toContain(id);
+
+      // --jq runs jq in a worker thread, from its engine file (an asset in the executable).
+      const jq = await run(['apps', 'list', '--jq', '.[].publicId'], withSandbox());
+      expect(jq.stderr).toBe('');
+      expect(jq.code).toBe(0);
+      expect(jq.stdout).toBe(apps.map((a) => `${a.publicId}\n`).join(''));
     });
 
     it('prints each shipped completion script byte for byte, and completes IDs it has seen', async () => {
