@@ -175,6 +175,8 @@ export class HttpClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    // An answer folded into a next reservation that will not come: the others, and -R, read it.
+    this.budget.flush();
     await this.wire.close();
   }
 
