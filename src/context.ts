@@ -219,6 +219,7 @@ export class Context {
     const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
     const { HttpClient } = await import('./http/client.js');
     const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
+    const budgetStore = await this.fleetStore(token);
     return new HttpClient({
       baseUrl,
       token,
@@ -234,6 +235,23 @@ export class Context {
       env: this.env,
       clock: this.clock,
       interactive,
+      budgetStore,
+    });
+  }
+
+  /** With a Redis URL set (HOSTCTL_REDIS_URL, profile redisUrl): the fleet's shared budget (src/http/fleet.ts). */
+  async fleetStore(token: Token) {
+    const profileUrl = this.profile()?.redisUrl;
+    if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return undefined;
+    const { openFleetStore } = await import('./http/fleet.js');
+    return openFleetStore({
+      env: this.env,
+      profileUrl,
+      profileName: this.profileName(),
+      statePath: this.state().path,
+      fingerprint: token.fingerprint,
+      now: this.clock.now,
+      warn: (text) => this.io.warn(text),
     });
   }
 
@@ -253,6 +271,16 @@ export class Context {
     if (!this.cachedToken) return undefined;
     const token = await this.cachedToken.catch(() => undefined);
     if (!token) return undefined;
+    const http = await this.cachedHttp?.catch(() => undefined);
+    if (http) return http.lastRate();
+    const store = await this.fleetStore(token);
+    if (store) {
+      try {
+        return (await store.read()).rate;
+      } finally {
+        store.close();
+      }
+    }
     const { lastRate } = await import('./http/budget.js');
     return lastRate(this.state().path, token.fingerprint);
   }
@@ -260,12 +288,12 @@ export class Context {
   /** After the command: save state, then the -R line. Never throws. */
   async finish(): Promise<void> {
     this.io.stopSpinners();
-    if (this.cachedHttp) await (await this.cachedHttp.catch(() => undefined))?.close();
-    if (this.opts.rateLimit) {
-      const rate = await this.lastRate();
-      const http = await this.cachedHttp?.catch(() => undefined);
-      this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
-    }
+    const http = await this.cachedHttp?.catch(() => undefined);
+    // Read before the client closes: a fleet's rate state is in its shared store.
+    await http?.settle();
+    const rate = this.opts.rateLimit ? await this.lastRate() : undefined;
+    await http?.close();
+    if (this.opts.rateLimit) this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     this.cachedState?.save();
   }
 }

@@ -58,7 +58,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   const fields = ctx.fields();
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
   // and -R then reads the same state this command shows.
-  const token = await ctx.token();
+  await ctx.token();
   const { createPrinter } = await import('../output/format.js');
   // Before any request: a bad --jq is a usage error with nothing sent.
   const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
@@ -83,8 +83,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   }
 
   const now = ctx.clock.now();
-  const { lastRate } = await import('../http/budget.js');
-  const rate = lastRate(ctx.state().path, token.fingerprint);
+  const rate = await ctx.lastRate();
   const known = rate?.remaining !== undefined;
   const table = format === 'table' && !fields && ctx.opts.jq === undefined;
   if (!known) {

@@ -32,6 +32,8 @@ export interface ProfileConfig {
   cache?: string;
   /** When the token was stored by `auth login`, ISO time. */
   storedAt?: string;
+  /** A fleet's shared store (src/http/fleet.ts); HOSTCTL_REDIS_URL wins. */
+  redisUrl?: string;
 }
 
 export interface ConfigData {
@@ -61,6 +63,7 @@ export function normalizeConfig(raw: unknown): ConfigData {
       if (q.storage === 'keychain' || q.storage === 'file') prof.storage = q.storage;
       if (typeof q.storedAt === 'string') prof.storedAt = q.storedAt;
       if (typeof q.cache === 'string') prof.cache = q.cache;
+      if (typeof q.redisUrl === 'string') prof.redisUrl = q.redisUrl;
       out.profiles[name] = prof;
     }
   }

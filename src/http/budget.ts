@@ -7,8 +7,9 @@
 // `hostctl rate-limit` show), updated in the correction's locked write: the state file is
 // then written only when a run learnt something else.
 //
-// The decisions are pure functions of the file's content and a clock (unit-tested on an
-// injected clock); BudgetFile adds the lock and the file.
+// The decisions are pure functions of the budget's content and a clock (unit-tested on an
+// injected clock); a store keeps the content (FileStore: the file under its lock; a fleet's
+// shared store: src/http/redis.ts), and Budget is one client's use of it.
 
 import { join, dirname } from 'node:path';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
@@ -352,40 +353,52 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
   return d;
 }
 
+/** A value now, or later: the file store answers at once, a network store later. */
+export type Maybe<T> = T | Promise<T>;
+
+function then<A, B>(v: Maybe<A>, f: (a: A) => B): Maybe<B> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+/**
+ * Where one token's budget is kept: the file under its lock (FileStore), or a store that
+ * machines share (src/http/redis.ts). One atomic read-modify-write (`fn` may run again if
+ * the store retries it) on the store's clock; the rules are this module's pure functions,
+ * whatever the store.
+ */
+export interface BudgetStore<S extends boolean = boolean> {
+  /**
+   * Runs `fn` on the budget as stored and writes what it returns (`data` undefined:
+   * nothing), atomically; `fallback` when the store cannot be used (a command is never
+   * failed by the budget's bookkeeping).
+   */
+  update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): S extends true ? T : Maybe<T>;
+  /** The budget as stored now, without a lock (for display and poll intervals). */
+  read(): S extends true ? BudgetData : Maybe<BudgetData>;
+  /** The store's clock (a shared store's, so that machines with skewed clocks agree). */
+  now(): number;
+}
+
 /** The budget is shared but optional: a lock not had within 2 s is gone without. */
 const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
 
-/** The budget file of one token, beside the state file; it keeps the token's rate state too. */
-export class BudgetFile implements RateStore {
+/** The budget file of one token, beside the state file: the machine's own store. */
+export class FileStore implements BudgetStore<true> {
   readonly path: string;
-  /** This client's name among the waiters. */
-  readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
-  /** An answer folded into this process's next locked update (quietAnswer), and the budget as this process last wrote it. */
-  private pending: { headers: Record<string, string>; sentAt: number; at: number } | undefined;
-  private last: BudgetData | undefined;
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
   constructor(
     stateFile: string,
     fingerprint: string,
-    private readonly now: () => number = Date.now,
-    private readonly priority: Priority = 'batch',
+    readonly now: () => number = Date.now,
   ) {
     this.path = join(dirname(stateFile), 'budget', `${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}.json`);
   }
 
-  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
+  update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
     try {
       return updateJsonFileSync(this.path, BUDGET_LOCK, (raw) => {
         const now = this.now();
-        let d = normalizeBudget(raw, now);
-        const folded = this.pending;
-        this.pending = undefined;
-        clearTimeout(this.flushTimer);
-        if (folded) d = observe(d, folded.headers, folded.sentAt, folded.at);
-        const { data, result } = fn(d, now);
-        const content = data ?? (folded ? d : undefined);
-        if (content) this.last = content;
-        return { content, result };
+        const { data, result } = fn(normalizeBudget(raw, now), now);
+        return { content: data, result };
       });
     } catch {
       // A read-only or full disk must not fail the command: it goes unbudgeted.
@@ -393,11 +406,55 @@ export class BudgetFile implements RateStore {
     }
   }
 
-  /** The budget as it is now, without the lock (for display and poll intervals). */
   read(): BudgetData {
-    const d = normalizeBudget(readJsonFile(this.path), this.now());
+    return normalizeBudget(readJsonFile(this.path), this.now());
+  }
+}
+
+type Out<S extends boolean, T> = S extends true ? T : Maybe<T>;
+export type Reservation = { sentAt: number; probe?: true } | { waitMs: number; deferred?: true };
+
+/**
+ * One client's use of a token's budget, in whichever store: its reservations, the answers
+ * that correct them, its claim as an interactive waiter. With the file store (S = true)
+ * every call answers at once.
+ */
+export class Budget<S extends boolean = boolean> implements RateStore {
+  /** This client's name among the waiters. */
+  readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+  /** An answer folded into this process's next update (quietAnswer), and the budget as this process last wrote it. */
+  private pending: { headers: Record<string, string>; sentAt: number; at: number } | undefined;
+  private last: BudgetData | undefined;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly store: BudgetStore<S>,
+    private readonly priority: Priority = 'batch',
+  ) {}
+
+  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): Out<S, T> {
+    const folded = this.pending;
+    this.pending = undefined;
+    clearTimeout(this.flushTimer);
+    const out = this.store.update((stored, now) => {
+      const d = folded ? observe(stored, folded.headers, folded.sentAt, folded.at) : stored;
+      const { data, result } = fn(d, now);
+      const content = data ?? (folded ? d : undefined);
+      this.last = content ?? d;
+      return { data: content, result };
+    }, fallback);
+    return out as Out<S, T>;
+  }
+
+  /** The budget as this process last saw it in the store, without asking the store. */
+  seen(): BudgetData {
+    return this.last ?? { sends: [] };
+  }
+
+  /** The budget as it is now, with this process's folded answer (for display and poll intervals). */
+  read(): Out<S, BudgetData> {
     const p = this.pending;
-    return p ? observe(d, p.headers, p.sentAt, p.at) : d;
+    return then(this.store.read(), (d) => (p ? observe(d, p.headers, p.sentAt, p.at) : d)) as Out<S, BudgetData>;
   }
 
   /**
@@ -406,8 +463,8 @@ export class BudgetFile implements RateStore {
    * that must wait registers as a waiter until it gets its slot. `probe`: the others wait
    * for this request's answer (observe() or unprobe()).
    */
-  tryReserve(force = false): { sentAt: number; probe?: true } | { waitMs: number; deferred?: true } {
-    return this.update<{ sentAt: number; probe?: true } | { waitMs: number; deferred?: true }>(
+  tryReserve(force = false): Out<S, Reservation> {
+    return this.update<Reservation>(
       (d, now) => {
         const decision = force ? ({ ok: true } as const) : decide(d, now, this.priority, this.id);
         if (decision.ok) {
@@ -418,57 +475,68 @@ export class BudgetFile implements RateStore {
         if (this.priority === 'batch') return { result };
         return { data: register(d, this.id, now + decision.waitMs + WAITER_GRACE_MS, now), result };
       },
-      { sentAt: this.now() },
+      { sentAt: this.store.now() },
     );
   }
 
   /** Gives up waiting (--no-wait, --max-wait, Ctrl-C): batch commands need not defer any more. */
-  withdraw(): void {
-    this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
+  withdraw(): Out<S, void> {
+    return this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
   }
 
   /**
    * Corrects the budget with an answer. One that the others need not know at once
-   * (quietAnswer) is written with this process's next locked update, by half a window
-   * after its request at the latest, or by flush(): one locked update per request in a
-   * walk instead of two. `fold`: false for a probe's answer, which the others wait for,
-   * and for a caller that reads the file next.
+   * (quietAnswer) is written with this process's next update, by half a window after its
+   * request at the latest, or by flush(): one update per request in a walk instead of
+   * two. `fold`: false for a probe's answer, which the others wait for, and for a caller
+   * that reads the store next.
    */
-  observe(headers: Record<string, string>, sentAt: number, fold = true): void {
-    const at = this.now();
+  observe(headers: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+    const at = this.store.now();
     const last = this.last;
     if (fold && this.pending === undefined && last?.windowMs !== undefined && quietAnswer(last, headers, sentAt, at)) {
       this.pending = { headers, sentAt, at };
       this.last = observe(last, headers, sentAt, at);
       // Unref'd: a process that is done exits; close() writes it then.
-      this.flushTimer = setTimeout(() => this.flush(), Math.max(0, sentAt + last.windowMs / 2 - at));
+      this.flushTimer = setTimeout(() => void this.flush(), Math.max(0, sentAt + last.windowMs / 2 - at));
       this.flushTimer.unref?.();
-      return;
+      return undefined as Out<S, void>;
     }
-    this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
+    return this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
   }
 
   /** A probe that got no answer to learn from: the others need not wait for it. */
-  unprobe(): void {
-    this.update((d) => ({ data: d.probe?.id === this.id ? unprobe(d, this.id) : undefined, result: undefined }), undefined);
+  unprobe(): Out<S, void> {
+    return this.update((d) => ({ data: d.probe?.id === this.id ? unprobe(d, this.id) : undefined, result: undefined }), undefined);
   }
 
   /** Writes an answer folded for later (observe()), if any: before the process ends. */
-  flush(): void {
-    if (this.pending) this.update(() => ({ result: undefined }), undefined);
+  flush(): Out<S, void> {
+    if (!this.pending) return undefined as Out<S, void>;
+    return this.update(() => ({ result: undefined }), undefined);
   }
 
-  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): void {
-    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
+  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): Out<S, void> {
+    return this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
   }
 
   /** The token's last rate state (no lock: for display and as a starting point). */
-  rate(): RateState | undefined {
-    return this.read().rate;
+  rate(): Out<S, RateState | undefined> {
+    return then(this.read(), (d: BudgetData) => d.rate) as Out<S, RateState | undefined>;
   }
 
-  updateRate(fn: (prev: RateState | undefined) => RateState): void {
-    this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  updateRate(fn: (prev: RateState | undefined) => RateState): Out<S, void> {
+    return this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  }
+}
+
+/** The budget of one token in its file beside the state file, which keeps the token's rate state too. */
+export class BudgetFile extends Budget<true> {
+  readonly path: string;
+  constructor(stateFile: string, fingerprint: string, now: () => number = Date.now, priority: Priority = 'batch') {
+    const store = new FileStore(stateFile, fingerprint, now);
+    super(store, priority);
+    this.path = store.path;
   }
 }
 
@@ -478,7 +546,7 @@ export function lastRate(stateFile: string, fingerprint: string): RateState | un
 }
 
 export interface BudgetLayerOptions {
-  file: Pick<BudgetFile, 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
+  file: Pick<Budget, 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
   /** The base URL's origin: only requests that carry the token spend its budget. */
   origin: string;
   /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
@@ -504,7 +572,7 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
     let probe = false;
     try {
       for (;;) {
-        const r = o.file.tryReserve(x.unpaced === true);
+        const r = await o.file.tryReserve(x.unpaced === true);
         if ('sentAt' in r) {
           sentAt = r.sentAt;
           probe = r.probe === true;
@@ -514,20 +582,20 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
         await (r.deferred && o.defer ? o.defer(ms) : o.pace(ms));
       }
     } catch (err) {
-      o.file.withdraw();
+      await o.file.withdraw();
       throw err;
     }
     let res: Answer;
     try {
       res = await next(x);
     } catch (err) {
-      if (probe) o.file.unprobe();
+      if (probe) await o.file.unprobe();
       throw err;
     }
     // A 401's headers count failed logins, not this token's window: nothing learnt.
-    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
-    else if (res.status !== 401) o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
-    else if (probe) o.file.unprobe();
+    if (res.status === 429) await o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
+    else if (res.status !== 401) await o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
+    else if (probe) await o.file.unprobe();
     return res;
   };
 }
