@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import { HostctlError, UsageError } from '../errors.js';
 import { parseBaseUrl } from './url.js';
 import { parseDuration } from './duration.js';
+import { parseRedisUrl } from '../http/fleet.js';
 import { withLock, writeError, type LockPolicy } from './atomic.js';
 import { checkProfileName, normalizeConfig, OUTPUT_FORMATS, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
 
 export { checkProfileName } from './config.js';
 
-export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache', 'redisUrl'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
@@ -29,6 +30,7 @@ export const VALID_KEYS_TEXT = [
   `profiles.<name>.output    (${OUTPUT_FORMATS.join(', ')})`,
   `profiles.<name>.storage   (${STORAGES.join(', ')})`,
   'profiles.<name>.cache     (a duration such as 10m: the default for --cache)',
+  'profiles.<name>.redisUrl  (rediss://…, or redis:// on loopback: a fleet\'s shared budget; HOSTCTL_REDIS_URL wins)',
 ].join('\n  ');
 
 function unknownKey(key: string): UsageError {
@@ -75,6 +77,9 @@ export function parseValue(k: ConfigKey, raw: string): string {
       return value;
     case 'cache':
       parseDuration(value, `"profiles.${k.profile}.cache"`);
+      return value;
+    case 'redisUrl':
+      parseRedisUrl(value, `"profiles.${k.profile}.redisUrl"`);
       return value;
     default:
       throw unknownKey(keyPath(k));

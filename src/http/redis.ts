@@ -52,7 +52,11 @@ export interface RedisTarget {
 export interface RedisLink {
   client: Redis;
   target: RedisTarget;
-  /** Redis's clock less this machine's, as of the last TIME. */
+  /**
+   * Redis's clock less this machine's: the largest seen. A reading is late by however long
+   * the reply waited for this process (a busy machine), which makes it smaller; taken
+   * smaller, an answer's arrival would be dated early, and its slot predicted free early.
+   */
   offsetMs: number;
   close(): void;
 }
@@ -81,7 +85,7 @@ export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
   client.on('error', (err: unknown) => {
     lastError = err;
   });
-  const link: RedisLink = { client, target, offsetMs: 0, close: () => client.disconnect() };
+  const link: RedisLink = { client, target, offsetMs: -Infinity, close: () => client.disconnect() };
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
@@ -109,7 +113,7 @@ export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
 async function clockOf(link: RedisLink): Promise<number> {
   const [s, us] = await link.client.time();
   const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
-  link.offsetMs = now - Date.now();
+  link.offsetMs = Math.max(link.offsetMs, now - Date.now());
   return now;
 }
 
@@ -180,7 +184,7 @@ export class RedisStore implements BudgetStore<false> {
       const raw = replies[1]![1] as string | null;
       const [s, us] = replies[2]![1] as [string, string];
       const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
-      this.link.offsetMs = now - Date.now();
+      this.link.offsetMs = Math.max(this.link.offsetMs, now - Date.now());
       const { data, result } = fn(parse(raw, now), now);
       if (data === undefined) {
         await c.unwatch();

@@ -1,0 +1,133 @@
+// Issue 26: one rate budget across machines, in Redis. Real hostctl processes (the built
+// CLI), each "machine" with its own config dir, state and home, one token, against the
+// sandbox and a real redis-server started for this file (test/support/redis.ts). Judged
+// from the sandbox's own request log and exit codes; no timing is asserted.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
+
+const skip = redisUnavailable();
+if (skip) console.warn(`skipping the fleet tests: ${skip}`);
+
+const MACHINES = 4;
+const COMMANDS = 8;
+const args = ['apps', 'list', '--limit', '1', '--json'];
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const dirs: { path: string; cleanup(): void }[] = [];
+
+beforeAll(async () => {
+  if (skip) return;
+  sandbox = await startSandbox(['--rate-limit', '10', '--window', '5']);
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+  await sandbox?.stop();
+  for (const d of dirs) d.cleanup();
+});
+
+/** A machine of its own: config dir (state, budget file) and home. */
+function machine(env: Record<string, string>): Record<string, string> {
+  const dir = tmpDir('hostctl-fleet-');
+  dirs.push(dir);
+  return { ...env, HOSTCTL_CONFIG_DIR: `${dir.path}/config`, HOME: `${dir.path}/home`, XDG_CONFIG_HOME: `${dir.path}/xdg-config`, XDG_CACHE_HOME: `${dir.path}/xdg-cache`, XDG_STATE_HOME: `${dir.path}/xdg-state` };
+}
+
+/** `MACHINES` machines each running `COMMANDS` commands one after another, all machines at once; `after` runs after each command. */
+async function fleet(env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
+  let done = 0;
+  const runs = await Promise.all(
+    Array.from({ length: MACHINES }, async () => {
+      const m = machine(env);
+      const results: RunResult[] = [];
+      for (let i = 0; i < COMMANDS; i++) {
+        results.push(await runCli(args, { env: m, timeoutMs: 120_000 }));
+        await after?.(++done);
+      }
+      return results;
+    }),
+  );
+  return runs.flat();
+}
+
+describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {
+  it('not one 429, every command exits 0; Redis holds the budget under the fingerprint, never the token', { timeout: 180_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet');
+    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url });
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    for (const r of results) expect(r.stderr).not.toContain('warning');
+    const mine = (await admin.requests()).filter((r) => r.token === 'fleet');
+    expect(mine.filter((r) => r.status === 429)).toEqual([]);
+    expect(mine).toHaveLength(MACHINES * COMMANDS);
+
+    const held = await redis.dump();
+    expect(held.length).toBeGreaterThan(0);
+    for (const { key, value } of held) {
+      expect(key).toMatch(/^hostctl:\{[0-9a-f]{64}\}:/);
+      expect(key).not.toContain(token);
+      expect(value).not.toContain(token);
+      // Nor any part of it long enough to matter.
+      expect(value).not.toContain(token.slice(-12));
+    }
+  });
+
+  it('Redis killed in the middle: every command still exits 0, after one warning naming the store', { timeout: 180_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-killed');
+    const doomed = await startRedis();
+    let killed = false;
+    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: doomed.url }, async (done) => {
+      if (done >= 10 && !killed) {
+        killed = true;
+        await doomed.kill();
+      }
+    });
+    expect(killed).toBe(true);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const warned = results.filter((r) => r.stderr.includes(`hostctl: warning: the shared store at 127.0.0.1:${doomed.port} cannot be used`));
+    expect(warned.length).toBeGreaterThan(0);
+    // One line each, not one per request.
+    for (const r of warned) expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+  });
+
+  it('HOSTCTL_REDIS_REQUIRED=1 and no Redis: exit 6 naming host:port, before any API request', async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-required');
+    const port = await freePort();
+    const r = await runCli(args, { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0`, HOSTCTL_REDIS_REQUIRED: '1' }) });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain(`hostctl: The shared store at 127.0.0.1:${port} cannot be used: connection refused`);
+    expect((await admin.requests()).filter((q) => q.token === 'fleet-required')).toEqual([]);
+  });
+
+  it('a password Redis refuses is a warning that never shows it, also with -v; the right one is used', async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-password');
+    const locked = await startRedis(['--requirepass', 'right-horse-battery'], { password: 'right-horse-battery' });
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
+      const wrong = await runCli(['-v', ...args], { env: machine({ ...env, HOSTCTL_REDIS_URL: `redis://:wrong-staple-pw@127.0.0.1:${locked.port}/0` }) });
+      expect(wrong.code, wrong.stderr).toBe(0);
+      expect(wrong.stderr).toContain(`the shared store at 127.0.0.1:${locked.port} cannot be used (the password was refused)`);
+      expect(wrong.stderr + wrong.stdout).not.toContain('wrong-staple-pw');
+      const right = await runCli(['-v', ...args], { env: machine({ ...env, HOSTCTL_REDIS_URL: locked.url }) });
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stderr).not.toContain('warning');
+      expect(right.stderr + right.stdout).not.toContain('right-horse-battery');
+      expect((await locked.dump()).map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+    } finally {
+      await locked.stop();
+    }
+  });
+
+  it('plain redis:// to a host that is not this machine is refused (exit 2) naming rediss://', async () => {
+    const r = await runCli(args, { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: 'tok_x', HOSTCTL_REDIS_URL: 'redis://:pw-secret@cache.example.invalid:6379/0' }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('rediss://cache.example.invalid:6379');
+    expect(r.stderr).not.toContain('pw-secret');
+  });
+});
