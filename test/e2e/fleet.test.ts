@@ -3,6 +3,9 @@
 // sandbox and a real redis-server started for this file (test/support/redis.ts). Judged
 // from the sandbox's own request log and exit codes; no timing is asserted.
 
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
@@ -129,5 +132,35 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('rediss://cache.example.invalid:6379');
     expect(r.stderr).not.toContain('pw-secret');
+  });
+
+  it('rediss:// to redis-server\'s own TLS port, its test CA given as NODE_EXTRA_CA_CERTS; without the CA, a warning and the machine\'s budget', { timeout: 60_000 }, async () => {
+    const pki = tmpDir('hostctl-fleet-tls-');
+    dirs.push(pki);
+    const at = (f: string) => join(pki.path, f);
+    const openssl = (...a: string[]) => execFileSync('openssl', a, { cwd: pki.path, stdio: 'ignore' });
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=hostctl fleet test CA');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    writeFileSync(at('ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext');
+    const tlsPort = await freePort();
+    const tls = await startRedis(['--port', '0', '--tls-port', String(tlsPort), '--tls-cert-file', at('server.crt'), '--tls-key-file', at('server.key'), '--tls-ca-cert-file', at('ca.crt'), '--tls-auth-clients', 'no'], { port: tlsPort });
+    try {
+      const admin = sandboxAdmin(sandbox);
+      const token = await admin.newToken('fleet-tls');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
+      const trusted = await runCli(args, { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(trusted.stderr).toBe('');
+      // The shared budget now knows the window: a second machine's -R reads its rate state from Redis.
+      const second = await runCli(['-R', ...args], { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/8\/10 requests left/);
+      const untrusted = await runCli(args, { env: machine(env) });
+      expect(untrusted.code, untrusted.stderr).toBe(0);
+      expect(untrusted.stderr).toContain(`hostctl: warning: the shared store at localhost:${tlsPort} cannot be used (TLS failed`);
+    } finally {
+      await tls.stop();
+    }
   });
 });
