@@ -285,6 +285,24 @@ export class Context {
     return lastRate(this.state().path, token.fingerprint);
   }
 
+  /**
+   * With a fleet's shared store set: where it is and what its window holds now (`hostctl
+   * rate-limit`); undefined without one, or when it cannot be used (a warning said so).
+   */
+  async fleetWindow(): Promise<{ where: string; spent?: number; limit?: number; waiting: number } | undefined> {
+    const store = await this.fleetStore(await this.token());
+    if (!store) return undefined;
+    try {
+      const d = await store.read();
+      if (!store.where.startsWith('redis ')) return undefined;
+      const { windowUse } = await import('./http/budget.js');
+      const use = windowUse(d, store.now());
+      return { where: store.where.slice('redis '.length), spent: use.spent, limit: use.limit, waiting: use.waiting };
+    } finally {
+      store.close();
+    }
+  }
+
   /** After the command: save state, then the -R line. Never throws. */
   async finish(): Promise<void> {
     this.io.stopSpinners();

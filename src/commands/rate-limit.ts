@@ -84,6 +84,7 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
 
   const now = ctx.clock.now();
   const rate = await ctx.lastRate();
+  const fleet = await ctx.fleetWindow();
   const known = rate?.remaining !== undefined;
   const table = format === 'table' && !fields && ctx.opts.jq === undefined;
   if (!known) {
@@ -103,11 +104,17 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
         `Seen ${ago(now - rate.seenAt)} ago (${new Date(rate.seenAt).toISOString()})${passed ? '; the window has reset since, so more requests are likely free' : ''}.`,
       );
     }
+    if (fleet) {
+      const spent = fleet.spent === undefined ? 'an unknown number of requests (the window is not learnt yet)' : `${fleet.spent}${fleet.limit === undefined ? '' : ` of ${fleet.limit}`} requests`;
+      lines.push(`Budget: shared in Redis at ${fleet.where}; the fleet spent ${spent} in the window; ${fleet.waiting} interactive ${fleet.waiting === 1 ? 'command' : 'commands'} waiting.`);
+    }
     ctx.io.out(`${lines.join('\n')}\n`);
     return;
   }
 
-  const report = rateReport(rate, now);
+  const report: RateReport & { budget?: { store: 'redis'; where: string; spent: number | null; waiting: number } } = rateReport(rate, now);
+  // Only with a fleet's store: without one the report is what it always was.
+  if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');

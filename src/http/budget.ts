@@ -612,6 +612,20 @@ export function pollInterval(d: BudgetData | undefined, share: number): number {
   return Math.ceil(perRequest / share);
 }
 
+/**
+ * What the token's window holds now, for `hostctl rate-limit`: the requests spent in it
+ * (every sender the budget knows of: this store's reservations, and what the last answer
+ * said came from elsewhere; undefined while the window's length is unknown) and the
+ * interactive commands waiting for a slot.
+ */
+export function windowUse(d: BudgetData, now: number): { spent: number | undefined; limit: number | undefined; waiting: number } {
+  const waiting = pendingWaiters(d, now).count;
+  const windowMs = d.windowMs;
+  if (windowMs === undefined) return { spent: undefined, limit: d.limit, waiting };
+  const spent = d.sends.filter(([, t]) => t > now - windowMs - SLOT_MARGIN_MS).length + foreign(d, now);
+  return { spent, limit: d.limit, waiting };
+}
+
 /** How many requests the budget has left now, as far as it knows (undefined: unknown). */
 export function budgetLeft(d: BudgetData, now: number): number | undefined {
   if (d.limit === undefined || d.windowMs === undefined) return d.view?.remaining;

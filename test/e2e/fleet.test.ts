@@ -163,4 +163,26 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       await tls.stop();
     }
   });
+
+  it('rate-limit on another machine says the budget is in Redis (host:port, no password) and what the fleet spent', { timeout: 60_000 }, async () => {
+    // A long window, so that the count does not change while the test looks.
+    const slow = await startSandbox(['--rate-limit', '50', '--window', '600']);
+    const locked = await startRedis(['--requirepass', 'pw-fleet-7'], { password: 'pw-fleet-7' });
+    try {
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: slow.token, HOSTCTL_REDIS_URL: locked.url };
+      const a = machine(env);
+      for (let i = 0; i < 3; i++) expect((await runCli(args, { env: a })).code).toBe(0);
+      const b = machine(env);
+      const text = await runCli(['rate-limit', '-o', 'table'], { env: b });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`Budget: shared in Redis at 127.0.0.1:${locked.port}; the fleet spent 3 of 50 requests in the window; 0 interactive commands waiting.`);
+      expect(text.stdout).toMatch(/^Rate limit: 47\/50 requests left/);
+      const json = await runCli(['rate-limit', '--json'], { env: b });
+      expect(JSON.parse(json.stdout)).toMatchObject({ remaining: 47, budget: { store: 'redis', where: `127.0.0.1:${locked.port}`, spent: 3, waiting: 0 } });
+      expect(text.stdout + text.stderr + json.stdout + json.stderr).not.toContain('pw-fleet-7');
+    } finally {
+      await locked.stop();
+      await slow.stop();
+    }
+  });
 });
