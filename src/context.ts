@@ -218,8 +218,10 @@ export class Context {
   async httpWith(token: Token, o: { cache: boolean }): Promise<HttpClient> {
     const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
     const { HttpClient } = await import('./http/client.js');
-    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs) : undefined;
     const budgetStore = await this.fleetStore(token);
+    // With a fleet's store, the cache is shared there too; an entry lapses an hour after it goes stale (revalidation).
+    const shared = budgetStore && ((scope: string) => budgetStore.cacheStorage(scope, cacheMs + 3_600_000));
+    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, undefined, shared) : undefined;
     return new HttpClient({
       baseUrl,
       token,

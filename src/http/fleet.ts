@@ -90,7 +90,7 @@ export function redisUrlSetting(env: NodeJS.ProcessEnv, profileUrl: string | und
  * is one warning and the machine's own budget, or, with HOSTCTL_REDIS_REQUIRED=1, exit 6
  * before any API request.
  */
-export async function openFleetStore(o: FleetOptions): Promise<(import('./budget.js').BudgetStore & { close(): void; readonly where: string }) | undefined> {
+export async function openFleetStore(o: FleetOptions): Promise<import('./redis.js').RedisStore | undefined> {
   const setting = redisUrlSetting(o.env, o.profileUrl, o.profileName);
   if (!setting) return undefined;
   const target = parseRedisUrl(setting.raw, setting.origin);
@@ -108,7 +108,7 @@ export async function openFleetStore(o: FleetOptions): Promise<(import('./budget
   };
   try {
     const link = await connectRedis(target);
-    return new RedisStore(link, redisKeys(o.fingerprint).budget, file, unusable);
+    return new RedisStore(link, redisKeys(o.fingerprint), file, unusable);
   } catch (err) {
     unusable(faultReason(err, target));
     return undefined;

@@ -12,12 +12,18 @@
 import { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { normalizeBudget, type BudgetData, type BudgetStore, type FileStore } from './budget.js';
+import type { CacheStorage } from './cache.js';
 import { MAX_HORIZON_MS } from './ratelimit.js';
 
 /** Each of connect (TCP and TLS) and every command: well under a second, so that a dead store costs little. */
 export const REDIS_TIMEOUT_MS = 500;
 /** Attempts of one update while other machines keep writing the key between its read and its write. */
 const MAX_ATTEMPTS = 50;
+/** A cache entry larger than this is not shared (lists of a few thousand objects fit). */
+export const MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
+/** How long a process's claim to fill a cache entry holds the others back at most (a fetch that died). */
+const FILL_CLAIM_MS = 5_000;
+const FILL_POLL_MS = 50;
 
 /** One line saying why Redis could not be used, naming neither the URL nor its password. */
 export function faultReason(err: unknown, target: RedisTarget): string {
@@ -138,11 +144,15 @@ export class RedisStore implements BudgetStore<false> {
 
   constructor(
     private readonly link: RedisLink,
-    /** The token's budget key (fleet.ts's redisKeys: a fingerprint, never the token). */
-    private readonly key: string,
+    /** The token's keys (fleet.ts's redisKeys: a fingerprint, never the token). */
+    private readonly keys: { budget: string; cache(id: string): string },
     private readonly fallback: FileStore,
     private readonly onFault: (reason: string) => void,
-  ) {}
+  ) {
+    this.key = keys.budget;
+  }
+
+  private readonly key: string;
 
   /** Where the budget is kept: `redis host:port`, or the file after a fault. */
   get where(): string {
@@ -213,5 +223,53 @@ export class RedisStore implements BudgetStore<false> {
 
   close(): void {
     this.link.close();
+  }
+
+  /**
+   * The --cache entries of one scope (a digest of base URL and fingerprint) in Redis, each
+   * lapsing `ttlMs` after it was written. A fault reads as a miss and keeps nothing (the
+   * same single warning as the budget's).
+   */
+  cacheStorage(scope: string, ttlMs: number): CacheStorage {
+    const keyOf = (name: string) => this.keys.cache(`${scope}:${name.replace(/[\\/]/g, ':')}`);
+    const ttl = Math.max(1_000, Math.round(ttlMs));
+    const safely = async <T>(work: () => Promise<T>, otherwise: T): Promise<T> => {
+      if (this.failed) return otherwise;
+      try {
+        return await work();
+      } catch (err) {
+        this.fault(err);
+        return otherwise;
+      }
+    };
+    const c = this.link.client;
+    return {
+      read: (name) =>
+        safely(async () => {
+          const raw = await c.get(keyOf(name));
+          if (raw === null) return undefined;
+          try {
+            return JSON.parse(raw) as unknown;
+          } catch {
+            return undefined;
+          }
+        }, undefined),
+      write: (name, value) =>
+        safely(async () => {
+          const text = JSON.stringify(value);
+          if (Buffer.byteLength(text) > MAX_CACHE_ENTRY_BYTES) return;
+          await c.multi().set(keyOf(name), text, 'PX', ttl).del(`${keyOf(name)}:filling`).exec();
+        }, undefined),
+      claim: (name) =>
+        safely(async () => {
+          const claimKey = `${keyOf(name)}:filling`;
+          for (const until = Date.now() + FILL_CLAIM_MS; Date.now() < until; ) {
+            if ((await c.set(claimKey, '1', 'PX', FILL_CLAIM_MS, 'NX')) === 'OK') return true;
+            await new Promise((r) => setTimeout(r, FILL_POLL_MS));
+            if ((await c.exists(keyOf(name))) === 1) return false;
+          }
+          return true;
+        }, true),
+    };
   }
 }

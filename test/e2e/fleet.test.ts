@@ -185,4 +185,30 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       await slow.stop();
     }
   });
+
+  it('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under the fingerprint, not the token', { timeout: 60_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-cache');
+    const store = await startRedis();
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: store.url };
+      const runs = await Promise.all(Array.from({ length: MACHINES }, () => runCli(['apps', 'list', '--cache', '1m', '--json'], { env: machine(env) })));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      // Every machine printed the same list.
+      expect(new Set(runs.map((r) => r.stdout)).size).toBe(1);
+      expect(JSON.parse(runs[0]!.stdout)).not.toEqual([]);
+      expect((await admin.requests()).filter((q) => q.token === 'fleet-cache')).toHaveLength(1);
+      const held = await store.dump();
+      expect(held.some((e) => /:cache:/.test(e.key))).toBe(true);
+      for (const { key, value } of held) {
+        expect(key).toMatch(/^hostctl:\{[0-9a-f]{64}\}:/);
+        expect(key + value).not.toContain(token);
+      }
+      // An entry lapses: every cache key has a TTL.
+      const c = store.client();
+      for (const { key } of held) expect(await c.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      await store.stop();
+    }
+  });
 });
