@@ -498,7 +498,8 @@ export class Budget<S extends boolean = boolean> implements RateStore {
       this.pending = { headers, sentAt, at };
       this.last = observe(last, headers, sentAt, at);
       // Unref'd: a process that is done exits; close() writes it then.
-      this.flushTimer = setTimeout(() => void this.flush(), Math.max(0, sentAt + last.windowMs / 2 - at));
+      // A shared store's failure here has been reported by the store; nothing is left to do with it.
+      this.flushTimer = setTimeout(() => void Promise.resolve(this.flush()).catch(() => undefined), Math.max(0, sentAt + last.windowMs / 2 - at));
       this.flushTimer.unref?.();
       return undefined as Out<S, void>;
     }
