@@ -13,6 +13,7 @@ import { StateStore } from './config/state.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
+import type { RedisStore } from './http/redis.js';
 import type { HttpClient } from './http/client.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -29,6 +30,7 @@ export class Context {
   private cachedConfig?: ConfigData;
   private cachedState?: StateStore;
   private cachedToken?: Promise<Token>;
+  private readonly fleets = new Map<string, Promise<RedisStore | undefined>>();
   private cachedHttp?: Promise<HttpClient>;
 
   constructor(opts: GlobalOptions, rt: Runtime = processRuntime()) {
@@ -241,20 +243,28 @@ export class Context {
     });
   }
 
-  /** With a Redis URL set (HOSTCTL_REDIS_URL, profile redisUrl): the fleet's shared budget (src/http/fleet.ts). */
-  async fleetStore(token: Token) {
+  /**
+   * With a Redis URL set (HOSTCTL_REDIS_URL, profile redisUrl): the fleet's shared budget
+   * (src/http/fleet.ts), opened once per token in a run (so that an unusable one warns once).
+   */
+  fleetStore(token: Token): Promise<RedisStore | undefined> {
     const profileUrl = this.profile()?.redisUrl;
-    if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return undefined;
-    const { openFleetStore } = await import('./http/fleet.js');
-    return openFleetStore({
-      env: this.env,
-      profileUrl,
-      profileName: this.profileName(),
-      statePath: this.state().path,
-      fingerprint: token.fingerprint,
-      now: this.clock.now,
-      warn: (text) => this.io.warn(text),
-    });
+    if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return Promise.resolve(undefined);
+    const opened = this.fleets.get(token.fingerprint);
+    if (opened) return opened;
+    const opening = import('./http/fleet.js').then(({ openFleetStore }) =>
+      openFleetStore({
+        env: this.env,
+        profileUrl,
+        profileName: this.profileName(),
+        statePath: this.state().path,
+        fingerprint: token.fingerprint,
+        now: this.clock.now,
+        warn: (text) => this.io.warn(text),
+      }),
+    );
+    this.fleets.set(token.fingerprint, opening);
+    return opening;
   }
 
   private clientSettings() {
@@ -276,13 +286,7 @@ export class Context {
     const http = await this.cachedHttp?.catch(() => undefined);
     if (http) return http.lastRate();
     const store = await this.fleetStore(token);
-    if (store) {
-      try {
-        return (await store.read()).rate;
-      } finally {
-        store.close();
-      }
-    }
+    if (store) return (await store.read()).rate;
     const { lastRate } = await import('./http/budget.js');
     return lastRate(this.state().path, token.fingerprint);
   }
@@ -294,15 +298,11 @@ export class Context {
   async fleetWindow(): Promise<{ where: string; spent?: number; limit?: number; waiting: number } | undefined> {
     const store = await this.fleetStore(await this.token());
     if (!store) return undefined;
-    try {
-      const d = await store.read();
-      if (!store.where.startsWith('redis ')) return undefined;
-      const { windowUse } = await import('./http/budget.js');
-      const use = windowUse(d, store.now());
-      return { where: store.where.slice('redis '.length), spent: use.spent, limit: use.limit, waiting: use.waiting };
-    } finally {
-      store.close();
-    }
+    const d = await store.read();
+    if (!store.where.startsWith('redis ')) return undefined;
+    const { windowUse } = await import('./http/budget.js');
+    const use = windowUse(d, store.now());
+    return { where: store.where.slice('redis '.length), spent: use.spent, limit: use.limit, waiting: use.waiting };
   }
 
   /** After the command: save state, then the -R line. Never throws. */
@@ -310,9 +310,10 @@ export class Context {
     this.io.stopSpinners();
     const http = await this.cachedHttp?.catch(() => undefined);
     // Read before the client closes: a fleet's rate state is in its shared store.
-    await http?.settle();
-    const rate = this.opts.rateLimit ? await this.lastRate() : undefined;
+    await http?.settle().catch(() => undefined);
+    const rate = this.opts.rateLimit ? await this.lastRate().catch(() => undefined) : undefined;
     await http?.close();
+    for (const fleet of this.fleets.values()) (await fleet.catch(() => undefined))?.close();
     if (this.opts.rateLimit) this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     this.cachedState?.save();
   }

@@ -211,4 +211,12 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       await store.stop();
     }
   });
+
+  it('rate-limit -R with Redis unreachable: one warning line for the run, exit 0', async () => {
+    const port = await freePort();
+    const r = await runCli(['rate-limit', '-R', '-o', 'table'], { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+    expect(r.stdout).not.toContain('Budget: shared');
+  });
 });
