@@ -27,6 +27,9 @@ const FILL_POLL_MS = 50;
 
 /** One line saying why Redis could not be used, naming neither the URL nor its password. */
 export function faultReason(err: unknown, target: RedisTarget): string {
+  // A transaction Redis refused (EXECABORT) says why in the error of the command it refused.
+  const previous: unknown = err instanceof Error ? Reflect.get(err, 'previousErrors') : undefined;
+  if (Array.isArray(previous) && previous[0] instanceof Error) return faultReason(previous[0], target);
   const e = err instanceof Error ? err : new Error(String(err));
   const code = (e as NodeJS.ErrnoException).code;
   const text = e.message;

@@ -4,6 +4,7 @@
 // from the sandbox's own request log and exit codes; no timing is asserted.
 
 import { execFileSync } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -218,5 +219,27 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.match(/warning:/g)).toHaveLength(1);
     expect(r.stdout).not.toContain('Budget: shared');
+  });
+
+  it('a Redis that accepts and never answers, and one out of memory: one warning naming the reason each, exit 0, nothing hangs', { timeout: 60_000 }, async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const full = await startRedis(['--maxmemory', '1', '--maxmemory-policy', 'noeviction']);
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
+      const slow = await runCli(args, { env: machine({ ...env, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0` }) });
+      expect(slow.code, slow.stderr).toBe(0);
+      expect(slow.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${port} cannot be used (no answer within 500 ms)`);
+      const oom = await runCli(args, { env: machine({ ...env, HOSTCTL_REDIS_URL: full.url }) });
+      expect(oom.code, oom.stderr).toBe(0);
+      expect(oom.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${full.port} cannot be used (Redis is out of memory)`);
+      expect(oom.stderr.match(/warning:/g)).toHaveLength(1);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+      await full.stop();
+    }
   });
 });

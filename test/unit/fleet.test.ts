@@ -63,5 +63,8 @@ describe('what is shown and kept', () => {
     expect(faultReason(new Error('WRONGPASS invalid username-password pair'), target)).toBe('the password was refused');
     expect(faultReason(new Error('OOM command not allowed when used memory > maxmemory'), target)).toBe('Redis is out of memory');
     expect(faultReason(new Error('odd failure with hunter2 in it'), target)).toBe('odd failure with **** in it');
+    // A transaction Redis refused names the command's own error.
+    const aborted = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), { previousErrors: [new Error('OOM command not allowed')] });
+    expect(faultReason(aborted, target)).toBe('Redis is out of memory');
   });
 });
