@@ -83,3 +83,26 @@ describe.skipIf(skip !== undefined)('RedisStore', () => {
     expect((await s.read()).limit).toBe(6);
   });
 });
+
+describe.skipIf(skip !== undefined)('the rules in Redis are the file\'s', () => {
+  it('a 429 seen on one machine blocks another until its Retry-After; a dead interactive waiter lapses after its grace', async () => {
+    const a = new Budget(await store('blocked'));
+    const b = new Budget(await store('blocked'), 'interactive');
+    const c = new Budget(await store('blocked'));
+    try {
+      const first = await a.tryReserve();
+      if (!('sentAt' in first)) throw new Error('the first reservation must succeed');
+      await a.on429(first.sentAt, 3_000);
+      const blocked = await c.tryReserve();
+      expect('waitMs' in blocked && blocked.waitMs).toBeGreaterThan(2_000);
+      // The interactive one registers as a waiter; its claim lapses by its wake-up plus the grace.
+      await b.tryReserve();
+      const d = await (c.store as RedisStore).read();
+      const lapses = Object.values(d.waiters ?? {});
+      expect(lapses).toHaveLength(1);
+      expect(lapses[0]! - c.store.now()).toBeLessThanOrEqual(3_000 + 1_000 + 100);
+    } finally {
+      for (const x of [a, b, c]) (x.store as RedisStore).close();
+    }
+  });
+});
