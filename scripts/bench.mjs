@@ -18,7 +18,10 @@
 //
 //   (e) the request economy: parallel and sequential loops of commands with one token
 //       against a rate-limited sandbox, as ratios to their theoretical minimum, and 429s
-//       (--section economy runs just this part)
+//       (--section economy runs just this part); and the fleet (issue 26): 4 "machines"
+//       (own config dirs and homes) of 8 commands with one token, without and with a
+//       shared budget in a redis-server the bench starts, and the latency one Redis
+//       reservation adds on loopback
 //
 // and an output section: rows/s of `hostctl apps list --all -o FORMAT` for json, ndjson,
 // tsv and table at 10,000 objects in pages of 100, and 100,000 objects (the bulk walk) in
@@ -484,26 +487,87 @@ async function economy(scratch, oneCommandMs) {
       { name: `(e1) 5 parallel loops of 8, one token, ${ECONOMY_LIMIT}/${ECONOMY_WINDOW_S}s`, loops: 5, each: 8, target: 1.3 },
       { name: `(e2) 100 sequential commands, ${ECONOMY_LIMIT}/${ECONOMY_WINDOW_S}s`, loops: 1, each: 100, target: 1.03 },
     ];
+    const redis = await startRedisServer();
+    if (redis.url) {
+      cases.push(
+        { name: `(e3) 4 machines × 8, one token, ${ECONOMY_LIMIT}/${ECONOMY_WINDOW_S}s, each its own budget`, loops: 4, each: 8, machines: true, informational: true },
+        { name: `(e4) the same, one budget in Redis`, loops: 4, each: 8, machines: true, redis: redis.url, target: 1.3 },
+      );
+    }
     const rows = [];
+    try {
     for (const [i, c] of cases.entries()) {
       const res = await admin('/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `economy-${i}` }) });
       const { token } = await res.json();
-      const env = childEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: join(scratch, `economy-${i}`) });
+      const env = childEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: join(scratch, `economy-${i}`), ...(c.redis ? { HOSTCTL_REDIS_URL: c.redis } : {}) });
+      // A machine of its own: its config dir (state, budget file) and home.
+      const machine = (m) => (c.machines ? { ...env, HOSTCTL_CONFIG_DIR: join(scratch, `economy-${i}-m${m}`), HOME: join(scratch, `economy-${i}-m${m}-home`) } : env);
       const started = process.hrtime.bigint();
       await Promise.all(
-        Array.from({ length: c.loops }, async () => {
-          for (let n = 0; n < c.each; n++) await runAsync(argv, env);
+        Array.from({ length: c.loops }, async (_, m) => {
+          for (let n = 0; n < c.each; n++) await runAsync(argv, machine(m));
         }),
       );
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const log = await (await admin('/requests')).json();
       const mine = log.filter((r) => r.token === `economy-${i}`);
-      rows.push({ name: c.name, ms, min: minimum(c.loops, c.each), sent: mine.length, refused: mine.filter((r) => r.status === 429).length, target: c.target });
+      rows.push({ name: c.name, ms, min: minimum(c.loops, c.each), sent: mine.length, refused: mine.filter((r) => r.status === 429).length, target: c.target, informational: c.informational });
+    }
+    if (redis.url) rows.reservationMs = await redisReservationMs(redis.port);
+    else rows.skipped = redis.why;
+    } finally {
+      redis.stop();
     }
     return rows;
   } finally {
     sandbox.child.kill('SIGTERM');
   }
+}
+
+/** A redis-server of the bench's own on a free loopback port, persistence off; { why } when there is none. */
+async function startRedisServer() {
+  if (spawnSync('redis-server', ['--version']).status !== 0) return { why: 'redis-server is not installed', stop() {} };
+  const { createServer, connect } = await import('node:net');
+  const probe = createServer();
+  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
+  const port = probe.address().port;
+  await new Promise((r) => probe.close(r));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  for (let i = 0; i < 200; i++) {
+    const up = await new Promise((r) => {
+      const s = connect(port, '127.0.0.1', () => (s.end(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (up) return { url: `redis://127.0.0.1:${port}/0`, port, stop: () => child.kill('SIGTERM') };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  return { why: `redis-server did not listen on ${port}`, stop() {} };
+}
+
+/**
+ * What one reservation in Redis costs on loopback: the median of 200 updates through the
+ * built chunk's RedisStore (WATCH+GET+TIME, then MULTI/SET/EXEC), in ms.
+ */
+async function redisReservationMs(port) {
+  const chunk = readdirSync(join(ROOT, 'dist', 'chunks')).find((f) => /^redis-.*\.cjs$/.test(f));
+  if (!chunk) return undefined;
+  const { connectRedis, RedisStore } = createRequire(import.meta.url)(join(ROOT, 'dist', 'chunks', chunk));
+  const link = await connectRedis({ host: '127.0.0.1', port, tls: false, db: 0, where: `127.0.0.1:${port}` });
+  const store = new RedisStore(link, { budget: 'hostctl:{bench}:budget', cache: (id) => `hostctl:{bench}:cache:${id}` }, undefined, (why) => {
+    throw new Error(why);
+  });
+  const times = [];
+  try {
+    for (let i = 0; i < 220; i++) {
+      const t = process.hrtime.bigint();
+      await store.update((d, now) => ({ data: { ...d, sends: [...d.sends.slice(-9), [now, now]] }, result: undefined }), undefined);
+      if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  } finally {
+    store.close();
+  }
+  return median(times);
 }
 
 function printEconomy(rows, oneCommandMs) {
@@ -515,11 +579,13 @@ function printEconomy(rows, oneCommandMs) {
   for (const r of rows) {
     const ratio = r.ms / r.min;
     const ok = ratio <= r.target && r.refused === 0;
-    pass &&= ok;
-    table.push([r.name, `${(r.ms / 1000).toFixed(2)} s`, `${(r.min / 1000).toFixed(2)} s`, ratio.toFixed(3), `≤ ${r.target}`, String(r.sent), String(r.refused), ok ? 'pass' : 'FAIL']);
+    if (!r.informational) pass &&= ok;
+    table.push([r.name, `${(r.ms / 1000).toFixed(2)} s`, `${(r.min / 1000).toFixed(2)} s`, ratio.toFixed(3), r.informational ? '(what it saves)' : `≤ ${r.target}`, String(r.sent), String(r.refused), r.informational ? '' : ok ? 'pass' : 'FAIL']);
   }
   const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
   for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  if (rows.skipped) console.log(`The fleet cases (e3, e4) are skipped: ${rows.skipped}.`);
+  if (rows.reservationMs !== undefined) console.log(`One reservation in Redis on loopback (two round trips): ${rows.reservationMs.toFixed(2)} ms, median of 200.`);
   return pass;
 }
 

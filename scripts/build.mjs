@@ -104,7 +104,7 @@ const wrapped = (banner = '') => ({ banner: { js: `${WRAPPER[0]}\n${banner}` }, 
 
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
- * from there when first imported: the spinner (ora, on a terminal), tables (chalk, string-width), the sandbox,
+ * from there when first imported: the spinner (ora, on a terminal), tables (chalk, string-width), Redis (ioredis), the sandbox,
  * which shares nothing with the client but the resource table, and the help topics. The
  * program file, which every command reads and V8 deserialises, stays smaller. The import path → [file name, entry point].
  */
@@ -115,6 +115,8 @@ const SEPARATE = {
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
   // `hostctl help <topic>`: the topics' texts, which no other command reads.
   '../help/run.js': ['help', './src/help/run.ts'],
+  // A fleet's shared budget (ioredis), only when a Redis URL is set.
+  './redis.js': ['redis', './src/http/redis.ts'],
 };
 
 async function buildSeparate() {

@@ -15,6 +15,7 @@ import { StateStore } from './config/state.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
+import type { RedisStore } from './http/redis.js';
 import type { HttpClient } from './http/client.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -31,6 +32,7 @@ export class Context {
   private cachedConfig?: ConfigData;
   private cachedState?: StateStore;
   private cachedToken?: Promise<Token>;
+  private readonly fleets = new Map<string, Promise<RedisStore | undefined>>();
   private cachedHttp?: Promise<HttpClient>;
 
   constructor(opts: GlobalOptions, rt: Runtime = processRuntime()) {
@@ -253,7 +255,10 @@ export class Context {
   async httpWith(token: Token, o: { cache: boolean }): Promise<HttpClient> {
     const { baseUrl, timeoutMs, maxWaitMs, retries, cacheMs, interactive } = this.clientSettings();
     const { HttpClient } = await import('./http/client.js');
-    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, this.clock.now) : undefined;
+    const budgetStore = await this.fleetStore(token);
+    // With a fleet's store, the cache is shared there too; an entry lapses an hour after it goes stale (revalidation).
+    const shared = budgetStore && ((scope: string) => budgetStore.cacheStorage(scope, cacheMs + 3_600_000));
+    const cache = o.cache && cacheMs > 0 ? new (await import('./http/cache.js')).ResponseCache(cacheDir(this.env), baseUrl, token.fingerprint, cacheMs, this.clock.now, shared) : undefined;
     return new HttpClient({
       baseUrl,
       baseUrlFrom: this.baseUrlSource()?.origin,
@@ -271,7 +276,32 @@ export class Context {
       clock: this.clock,
       interactive,
       dryRun: this.opts.dryRun === true,
+      budgetStore,
     });
+  }
+
+  /**
+   * With a Redis URL set (HOSTCTL_REDIS_URL, profile redisUrl): the fleet's shared budget
+   * (src/http/fleet.ts), opened once per token in a run (so that an unusable one warns once).
+   */
+  fleetStore(token: Token): Promise<RedisStore | undefined> {
+    const profileUrl = this.profile()?.redisUrl;
+    if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return Promise.resolve(undefined);
+    const opened = this.fleets.get(token.fingerprint);
+    if (opened) return opened;
+    const opening = import('./http/fleet.js').then(({ openFleetStore }) =>
+      openFleetStore({
+        env: this.env,
+        profileUrl,
+        profileName: this.profileName(),
+        statePath: this.state().path,
+        fingerprint: token.fingerprint,
+        now: this.clock.now,
+        warn: (text) => this.io.warn(text),
+      }),
+    );
+    this.fleets.set(token.fingerprint, opening);
+    return opening;
   }
 
   private clientSettings() {
@@ -290,8 +320,26 @@ export class Context {
     if (!this.cachedToken) return undefined;
     const token = await this.cachedToken.catch(() => undefined);
     if (!token) return undefined;
+    const http = await this.cachedHttp?.catch(() => undefined);
+    if (http) return http.lastRate();
+    const store = await this.fleetStore(token);
+    if (store) return (await store.read()).rate;
     const { lastRate } = await import('./http/budget.js');
     return lastRate(this.state().path, token.fingerprint);
+  }
+
+  /**
+   * With a fleet's shared store set: where it is and what its window holds now (`hostctl
+   * rate-limit`); undefined without one, or when it cannot be used (a warning said so).
+   */
+  async fleetWindow(): Promise<{ where: string; spent?: number; limit?: number; waiting: number } | undefined> {
+    const store = await this.fleetStore(await this.token());
+    if (!store) return undefined;
+    const d = await store.read();
+    if (!store.where.startsWith('redis ')) return undefined;
+    const { windowUse } = await import('./http/budget.js');
+    const use = windowUse(d, store.now());
+    return { where: store.where.slice('redis '.length), spent: use.spent, limit: use.limit, waiting: use.waiting };
   }
 
   /**
@@ -300,14 +348,15 @@ export class Context {
    */
   async finish(succeeded = false): Promise<void> {
     this.io.stopSpinners();
-    const client = await this.cachedHttp?.catch(() => undefined);
-    if (succeeded) client?.options.cache?.commit();
-    await client?.close();
-    if (this.opts.rateLimit) {
-      const rate = await this.lastRate();
-      const http = await this.cachedHttp?.catch(() => undefined);
-      this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
-    }
+    const http = await this.cachedHttp?.catch(() => undefined);
+    // The writes a page walk started finish either way; the rest only after a success.
+    await http?.options.cache?.commit(succeeded).catch(() => undefined);
+    // Read before the client closes: a fleet's rate state is in its shared store.
+    await http?.settle().catch(() => undefined);
+    const rate = this.opts.rateLimit ? await this.lastRate().catch(() => undefined) : undefined;
+    await http?.close();
+    for (const fleet of this.fleets.values()) (await fleet.catch(() => undefined))?.close();
+    if (this.opts.rateLimit) this.io.stderr.write(`${formatRateLine(rate, this.clock.now(), http?.requestCount ?? 0, http?.options.cache?.hits)}\n`);
     this.cachedState?.save();
   }
 }

@@ -58,7 +58,7 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
   const found = new Map<string, unknown>();
   const cache = http.options.cache;
   // With --cache, objects a recent list or get returned are not asked for again.
-  if (!fresh) for (const [id, json] of cache?.objects(resource.path, ids) ?? []) found.set(id, parseJson(json));
+  if (!fresh) for (const [id, json] of (await cache?.objects(resource.path, ids)) ?? []) found.set(id, parseJson(json));
   const unseen = ids.filter((id) => !found.has(id));
   const fetched = new Map<string, string>();
   const batches = batchIds(http.resolveUrl(resource.path).href.length, unseen);
@@ -87,6 +87,6 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
       req = next && missing && items.length > 0 ? { path: next.href, fresh } : undefined;
     }
   }
-  cache?.putObjects(resource.path, fetched);
+  await cache?.putObjects(resource.path, fetched);
   return found;
 }

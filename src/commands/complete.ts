@@ -32,8 +32,8 @@ export interface Candidate {
 export const FILES_DIRECTIVE = ':files';
 
 /** What `config get|set|unset` accepts for each profile (the contract's config keys). */
-const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'];
-const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output', 'cache'];
+const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache', 'redisUrl'];
+const SETTABLE_PROFILE_KEYS = ['baseUrl', 'output', 'cache', 'redisUrl'];
 /** Only plain IDs are offered: the state file is written from API data, which may be hostile. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The same care for the reference's operation IDs (no slash: a slash makes a path). */

@@ -7,6 +7,7 @@ import type { ConfigData } from '../config/config.js';
 import { configFile } from '../config/paths.js';
 import type { ConfigKey } from '../config/store.js';
 import { completes } from '../help/hints.js';
+import { maskRedisUrl } from '../http/fleet.js';
 import { command, withContext, type HostctlCommand } from './define.js';
 
 type Verb = 'list' | 'get' | 'set' | 'unset' | 'path';
@@ -18,6 +19,7 @@ export function configCommand(): HostctlCommand {
       'hostctl config set profiles.default.baseUrl https://api.example.com/v1',
       'hostctl config set profiles.default.output json',
       'hostctl config set defaultProfile staging',
+      'hostctl config set profiles.ci.redisUrl rediss://:PASSWORD@redis.example.com:6379/0',
       'hostctl config list',
     ])
     .seeAlso(['environment']);
@@ -46,9 +48,9 @@ export function flatten(config: ConfigData): [string, string][] {
   for (const name of Object.keys(config.profiles).sort()) {
     const p = config.profiles[name];
     if (!p) continue;
-    for (const field of ['baseUrl', 'output', 'storage', 'cache', 'storedAt'] as const) {
+    for (const field of ['baseUrl', 'output', 'storage', 'cache', 'redisUrl', 'storedAt'] as const) {
       const v = p[field];
-      if (v !== undefined) out.push([`profiles.${name}.${field}`, v]);
+      if (v !== undefined) out.push([`profiles.${name}.${field}`, field === 'redisUrl' ? maskRedisUrl(v) : v]);
     }
   }
   return out;
@@ -57,7 +59,14 @@ export function flatten(config: ConfigData): [string, string][] {
 function lookup(config: ConfigData, k: ConfigKey): string | undefined {
   if (k.kind === 'defaultProfile') return config.defaultProfile;
   if (k.kind === 'accessible') return config.accessible === undefined ? undefined : String(config.accessible);
-  return config.profiles[k.profile]?.[k.field];
+  const v = config.profiles[k.profile]?.[k.field];
+  return v !== undefined && k.field === 'redisUrl' ? maskRedisUrl(v) : v;
+}
+
+/** The config as shown: a Redis URL's password is a secret like the token. */
+function shown(config: ConfigData): ConfigData {
+  const profiles = Object.fromEntries(Object.entries(config.profiles).map(([name, p]) => [name, p.redisUrl === undefined ? p : { ...p, redisUrl: maskRedisUrl(p.redisUrl) }]));
+  return { ...config, profiles };
 }
 
 
@@ -73,7 +82,7 @@ export async function configRun(ctx: Context, verb: Verb, args: readonly string[
       const { dataPrinter } = await import('../output/format.js');
       const printer = await dataPrinter(ctx);
       if (printer) {
-        await printer.add([config]);
+        await printer.add([shown(config)]);
         await printer.end('single');
         return;
       }

@@ -5,7 +5,6 @@ import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
 import type { RateState } from '../http/ratelimit.js';
 import { ApiError, AuthError } from '../errors.js';
-import type { Token } from '../auth/token.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
@@ -59,9 +58,8 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   const fields = ctx.fields();
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
   // and -R then reads the same state this command shows.
-  let token: Token;
   try {
-    token = await ctx.token();
+    await ctx.token();
   } catch (err) {
     // Without --refresh nothing is sent, so no token is needed to show what is stored: a
     // token that cannot be read (none, or the keychain unreachable) is no failure here. A
@@ -94,8 +92,8 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
   }
 
   const now = ctx.clock.now();
-  const { lastRate } = await import('../http/budget.js');
-  const rate = lastRate(ctx.state().path, token.fingerprint);
+  const rate = await ctx.lastRate();
+  const fleet = await ctx.fleetWindow();
   const known = rate?.remaining !== undefined;
   const table = format === 'table' && !fields && ctx.opts.jq === undefined;
   if (!known) {
@@ -115,11 +113,17 @@ export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<v
         `Seen ${ago(now - rate.seenAt)} ago (${new Date(rate.seenAt).toISOString()})${passed ? '; the window has reset since, so more requests are likely free' : ''}.`,
       );
     }
+    if (fleet) {
+      const spent = fleet.spent === undefined ? 'an unknown number of requests (the window is not learnt yet)' : `${fleet.spent}${fleet.limit === undefined ? '' : ` of ${fleet.limit}`} requests`;
+      lines.push(`Budget: shared in Redis at ${fleet.where}; the fleet spent ${spent} in the window; ${fleet.waiting} interactive ${fleet.waiting === 1 ? 'command' : 'commands'} waiting.`);
+    }
     ctx.io.out(`${lines.join('\n')}\n`);
     return;
   }
 
-  const report = rateReport(rate, now);
+  const report: RateReport & { budget?: { store: 'redis'; where: string; spent: number | null; waiting: number } } = rateReport(rate, now);
+  // Only with a fleet's store: without one the report is what it always was.
+  if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');

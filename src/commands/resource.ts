@@ -448,7 +448,7 @@ async function cacheObjects(http: HttpClient, resource: Resource, items: readonl
     const id = publicIdOf(item);
     if (id !== undefined) objects.set(id, stringifyJson(item));
   }
-  http.options.cache?.putObjects(resource.path, objects);
+  await http.options.cache?.putObjects(resource.path, objects);
 }
 
 export async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {

@@ -34,6 +34,8 @@ export interface ProfileConfig {
   cache?: string;
   /** When the token was stored by `auth login`, ISO time. */
   storedAt?: string;
+  /** A fleet's shared store (src/http/fleet.ts); HOSTCTL_REDIS_URL wins. */
+  redisUrl?: string;
 }
 
 export interface ConfigData {
@@ -125,7 +127,7 @@ export function parseConfig(text: string, file: string): ConfigData {
     const key = `profiles.${name}`;
     if (!isRecord(q)) throw wrong(`${key} is not an object`);
     const prof: ProfileConfig = {};
-    for (const field of ['baseUrl', 'cache', 'storedAt'] as const) {
+    for (const field of ['baseUrl', 'cache', 'storedAt', 'redisUrl'] as const) {
       const v = q[field];
       if (v === undefined) continue;
       if (typeof v !== 'string') throw wrong(`${key}.${field} is not a string`);

@@ -13,6 +13,7 @@ import { HostctlError, UsageError } from '../errors.js';
 import { isRecord } from '../json/narrow.js';
 import { parseBaseUrl } from './url.js';
 import { parseDuration } from './duration.js';
+import { parseRedisUrl } from '../http/fleet.js';
 import { withLock, writeError, writeFileAtomic, type LockPolicy } from './atomic.js';
 import { checkProfileName, OUTPUT_FORMATS, parseConfig, readConfigText, STORAGES, type ConfigData } from './config.js';
 import { configDir, configFile } from './paths.js';
@@ -20,7 +21,7 @@ import { checkConfigDir, shellQuote } from './trust.js';
 
 export { checkProfileName } from './config.js';
 
-export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache'] as const;
+export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache', 'redisUrl'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'accessible' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
@@ -32,6 +33,7 @@ export const VALID_KEYS_TEXT = [
   `profiles.<name>.output    (${OUTPUT_FORMATS.join(', ')})`,
   `profiles.<name>.storage   (${STORAGES.join(', ')})`,
   'profiles.<name>.cache     (a duration such as 10m: the default for --cache)',
+  'profiles.<name>.redisUrl  (rediss://…, or redis:// on loopback: a fleet\'s shared budget; HOSTCTL_REDIS_URL wins)',
 ].join('\n  ');
 
 function unknownKey(key: string): UsageError {
@@ -83,6 +85,9 @@ export function parseValue(k: ConfigKey, raw: string): string {
       return value;
     case 'cache':
       parseDuration(value, `"profiles.${k.profile}.cache"`);
+      return value;
+    case 'redisUrl':
+      parseRedisUrl(value, `"profiles.${k.profile}.redisUrl"`);
       return value;
     default:
       throw unknownKey(keyPath(k));

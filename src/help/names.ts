@@ -4,6 +4,7 @@
 export const HELP_TOPICS: Readonly<Record<string, string>> = {
   environment: 'Environment variables, and the order every setting is taken in',
   'exit-codes': 'What each exit code means, for scripts',
+  fleet: 'One rate budget and one cache for many machines, in Redis',
   formatting: 'Output formats, --fields, and colour',
   'rate-limit': "The platform's rate limit, and how hostctl paces itself",
   sandbox: 'A local copy of the platform to try hostctl on',

@@ -13,6 +13,12 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
                       place (~/.config/hostctl on Linux). For tests and portable installs.
   HOSTCTL_CACHE       accept answers up to this old from the local cache (same as
                       --cache, e.g. 10m); off by default.
+  HOSTCTL_REDIS_URL   rediss://… (or redis:// on a loopback host) of a Redis that every
+                      machine using the token shares: one rate budget and one --cache
+                      (hostctl help fleet). Also the profile setting redisUrl.
+  HOSTCTL_REDIS_REQUIRED
+                      1: exit 6 when that Redis cannot be used, instead of one warning
+                      and this machine's own budget.
   HOSTCTL_INTERACTIVE
                       1: a person waits for this run, so its requests get the next
                       free slots of the token's shared budget before batch commands';
@@ -135,6 +141,31 @@ A profile may set its own default: hostctl config set profiles.default.output js
 See also: hostctl help environment, hostctl help accessibility.
 `,
 
+  fleet: `Fleets: one budget across machines
+
+The platform's limit is per token, and a team's token is shared far beyond one machine
+(CI runners, a cron host, a deploy box). Each machine's own budget sees the others only in
+the server's headers, after the fact. With a Redis that every machine reaches, they share
+one sliding window (on Redis's clock) and one --cache:
+
+  HOSTCTL_REDIS_URL=rediss://:PASSWORD@redis.example.com:6379/0
+  hostctl config set profiles.ci.redisUrl rediss://:PASSWORD@redis.example.com:6379/0
+
+rediss:// is Redis with TLS (its CA as Node expects: NODE_EXTRA_CA_CERTS); plain redis://
+is accepted for a loopback host only (exit 2 otherwise). The password is a secret like the
+token: never printed (config list and get mask it). Redis holds token fingerprints,
+counters and cached API objects, never a token; every key of one token is in one hash slot
+(Redis Cluster).
+
+When Redis cannot be used (down, slow, full, wrong password) the command goes on with this
+machine's own budget after one warning; HOSTCTL_REDIS_REQUIRED=1 makes that exit 6 before
+any API request.
+
+  $ hostctl rate-limit        # says the budget is in Redis, what the fleet spent, who waits
+
+See also: hostctl help rate-limit, docs/fleet.md.
+`,
+
   'rate-limit': `The rate limit
 
 The platform allows about 20 requests a minute per token, and says how many are left in
@@ -145,7 +176,8 @@ is sent that a command does not need.
 
 Every hostctl process on the machine shares one budget per token: before sending, a
 process reserves a slot in a sliding window kept in the config directory (budget/), so
-that parallel commands wait their turn instead of collecting 429s.
+that parallel commands wait their turn instead of collecting 429s. Many machines with one
+token share one budget in Redis: hostctl help fleet.
 
   -R, --rate-limit      after the command, one line on stderr:
                         Rate limit: 17/20 requests left, resets in 42s

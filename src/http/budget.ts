@@ -7,15 +7,16 @@
 // `hostctl rate-limit` show), updated in the correction's locked write: the state file is
 // then written only when a run learnt something else.
 //
-// The decisions are pure functions of the file's content and a clock (unit-tested on an
-// injected clock); BudgetFile adds the lock and the file.
+// The decisions are pure functions of the budget's content and a clock (unit-tested on an
+// injected clock); a store keeps the content (FileStore: the file under its lock; a fleet's
+// shared store: src/http/redis.ts), and Budget is one client's use of it.
 
 import { join, dirname } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
-import type { Layer } from './layers.js';
+import type { Answer, Layer } from './layers.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -25,6 +26,21 @@ export interface ServerView {
   sentAt: number;
   /** When the answer arrived. */
   at: number;
+  /**
+   * Requests in the server's window at the answer that were not sent from this machine,
+   * counted when the answer arrived (undefined while the window's length is unknown):
+   * counting them later would need the sends of two windows back.
+   */
+  foreign?: number;
+}
+
+/**
+ * A request sent while the budget had no fresh view of the server's window: until its
+ * answer (or `lapses`, should its process die), the others wait for what it teaches.
+ */
+export interface Probe {
+  id: string;
+  lapses: number;
 }
 
 /**
@@ -52,6 +68,9 @@ export interface BudgetData {
   blockedUntil?: number;
   /** The token's last rate state, as the answers (and a 429's wait) left it: ratelimit.ts. */
   rate?: RateState;
+  /** When the last answer arrived (with or without rate headers); a 429 forgets it. */
+  answeredAt?: number;
+  probe?: Probe;
 }
 
 /**
@@ -62,9 +81,21 @@ export interface BudgetData {
 export const SLOT_MARGIN_MS = 10;
 /** Reservations older than this are dropped from the file whatever the window. */
 const KEEP_MS = MAX_HORIZON_MS;
-const MAX_SENDS = 2_000;
+/** Reservations kept while the server has not said its limit. */
+const MAX_SENDS_UNLIMITED = 100;
+/**
+ * How long a probe holds the others back at most. An answer usually comes within a
+ * second; should the probing process die (or its answer be slow), one more request goes
+ * without a fresh view after this, no worse than before probes.
+ */
+export const PROBE_LAPSE_MS = 2_000;
+/** A command waiting for a probe's answer looks again this often. */
+export const PROBE_STEP_MS = 25;
+/** How long an answer stays a fresh view of the window while its length is unknown: the platform's window. */
+const FRESH_DEFAULT_MS = 60_000;
 
-export type Decision = { ok: true } | { ok: false; waitMs: number; deferred?: true };
+/** `probe`: sent to learn the server's window, while the others wait for its answer. */
+export type Decision = { ok: true; probe?: true } | { ok: false; waitMs: number; deferred?: true };
 
 /**
  * Who asks for a slot. `interactive`: a person at a terminal, who gets the next free slot
@@ -84,12 +115,26 @@ const MAX_WAITERS = 64;
 /** Requests in the server's window that were not sent from this machine. */
 function foreign(d: BudgetData, now: number): number {
   const v = d.view;
-  if (!v || d.limit === undefined || d.windowMs === undefined || now >= v.at + d.windowMs) return 0;
-  const used = d.limit - v.remaining;
-  const from = v.at - d.windowMs - SLOT_MARGIN_MS;
+  if (!v || v.foreign === undefined || d.windowMs === undefined || now >= v.at + d.windowMs) return 0;
+  return v.foreign;
+}
+
+/** What the server's count at an answer arriving `at` leaves to other machines, given this machine's sends. */
+function foreignAt(sends: readonly Send[], limit: number | undefined, windowMs: number | undefined, remaining: number, at: number): number | undefined {
+  if (limit === undefined || windowMs === undefined) return undefined;
+  const from = at - windowMs - SLOT_MARGIN_MS;
   let ours = 0;
-  for (const [reservedAt, countedBy] of d.sends) if (reservedAt <= v.at && countedBy > from) ours++;
-  return Math.max(0, used - ours);
+  for (const [reservedAt, countedBy] of sends) if (reservedAt <= at && countedBy > from) ours++;
+  return Math.max(0, limit - remaining - ours);
+}
+
+/**
+ * Whether the budget knows the server's window as of recently: an answer came within a
+ * window (the platform's minute while the length is unknown). Without one, requests from
+ * other clients with the token may have spent it, and only an answer tells.
+ */
+export function freshView(d: BudgetData, now: number): boolean {
+  return d.answeredAt !== undefined && now < d.answeredAt + (d.windowMs ?? FRESH_DEFAULT_MS);
 }
 
 /** Interactive waiters still pending at `now`, but `self`: how many, and the last to lapse. */
@@ -118,6 +163,12 @@ export function decide(d: BudgetData, now: number, priority: Priority = 'batch',
     if (pending.count > 0 && verdict.free !== undefined && verdict.free <= pending.count) {
       return { ok: false, waitMs: Math.max(1, Math.min(DEFER_STEP_MS, pending.until - now)), deferred: true };
     }
+  }
+  if (!freshView(d, now)) {
+    // One request goes first to learn the window; the others wait for its answer.
+    const p = d.probe;
+    if (p && p.id !== self && p.lapses > now) return { ok: false, waitMs: Math.max(1, Math.min(PROBE_STEP_MS, p.lapses - now)), deferred: true };
+    return { ok: true, probe: true };
   }
   return { ok: true };
 }
@@ -165,36 +216,53 @@ export function withdraw(d: BudgetData, id: string, now: number): BudgetData {
 }
 
 /**
- * The sends that can still matter at `now`. With a known window, a send counts for the
- * window (slots: a window back from now) and for the foreign requests of a view (a window
- * back from the view's answer, itself less than a window old, or foreign() ignores it):
- * two windows back at most; after a 429 the view is dropped and the next one is newer
- * than now. Every process parses and rewrites this file twice per request, so a loop at
- * the platform's 20 a minute would otherwise carry an hour's 1,200 sends through each.
+ * The sends a decision at `now` or later can need: every process parses and rewrites this
+ * file on each request, so it carries no more. With a known window, slots() counts the
+ * sends still in it (counted by a window back), and needs only the `limit` last to free:
+ * with more, the window is full until the `limit`-th last frees. foreign() needs none (a
+ * view carries its count). With the window unknown, slots() counts the sends after the
+ * view's request against its remaining, at most the limit; they are the last by reservation.
  */
-function prune(sends: readonly Send[], now: number, windowMs: number | undefined): Send[] {
-  const keep = windowMs === undefined ? KEEP_MS : Math.min(KEEP_MS, 2 * windowMs + SLOT_MARGIN_MS);
-  const kept = sends.filter(([, t]) => t > now - keep && t <= now + KEEP_MS);
-  return kept.slice(-MAX_SENDS);
+export function prune(sends: readonly Send[], now: number, windowMs: number | undefined, limit: number | undefined): Send[] {
+  const since = now - (windowMs === undefined ? KEEP_MS : windowMs + SLOT_MARGIN_MS);
+  const kept = sends.filter(([, t]) => t > since && t <= now + KEEP_MS);
+  const cap = limit ?? MAX_SENDS_UNLIMITED;
+  if (kept.length <= cap) return kept;
+  if (windowMs === undefined) return kept.slice(-cap);
+  return kept
+    .sort((a, b) => a[1] - b[1])
+    .slice(-cap)
+    .sort((a, b) => a[0] - b[0]);
 }
 
-/** Records a reservation at `now`. */
-export function reserve(d: BudgetData, now: number): BudgetData {
-  const sends = prune([...d.sends, [now, now] as Send], now, d.windowMs).sort((a, b) => a[0] - b[0]);
+/** Records a reservation at `now`; a probe (decide()'s) holds the others back until its answer. */
+export function reserve(d: BudgetData, now: number, probe?: string): BudgetData {
+  const sends = prune([...d.sends, [now, now] as Send], now, d.windowMs, d.limit).sort((a, b) => a[0] - b[0]);
   let view = d.view;
   // Without a known window, a reset that has passed frees at least one slot; the next
   // answer tells how many. Until then the others wait.
   if (d.windowMs === undefined && view?.resetAt !== undefined && view.resetAt <= now) {
     view = { ...view, remaining: 0, resetAt: now + 1_000, sentAt: now };
   }
-  return { ...d, sends, view };
+  const out: BudgetData = { ...d, sends, view };
+  if (probe !== undefined) out.probe = { id: probe, lapses: now + PROBE_LAPSE_MS };
+  return out;
+}
+
+/** A probe that got no answer to learn from (a 401, a network failure): the others need not wait for it. */
+export function unprobe(d: BudgetData, id: string): BudgetData {
+  if (d.probe?.id !== id) return d;
+  const { probe: _done, ...rest } = d;
+  return rest;
 }
 
 /** Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count failures). */
 export function observe(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): BudgetData {
   const h = parseRateHeaders(headers, now);
-  // Whatever the headers say, the server counted this request by now.
-  const out: BudgetData = { ...d, sends: d.sends.map((s): Send => (s[0] === sentAt ? [s[0], Math.max(s[1], now)] : s)) };
+  // Whatever the headers say, the server counted this request by now; and the view is
+  // fresh, so whoever waited for a probe may go.
+  const { probe: _learnt, ...rest } = d;
+  const out: BudgetData = { ...rest, answeredAt: Math.max(d.answeredAt ?? now, now), sends: d.sends.map((s): Send => (s[0] === sentAt ? [s[0], Math.max(s[1], now)] : s)) };
   const rate = nextRate(d.rate, h, now);
   if (rate) out.rate = rate;
   if (h.remaining === undefined && h.limit === undefined) return out;
@@ -209,9 +277,26 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
   }
   // An older answer arriving late does not overwrite a newer view.
   if (h.remaining !== undefined && (d.view === undefined || sentAt >= d.view.sentAt)) {
-    out.view = { remaining: h.remaining, resetAt: h.resetAt, sentAt, at: now };
+    out.view = { remaining: h.remaining, resetAt: h.resetAt, sentAt, at: now, foreign: foreignAt(out.sends, limit, out.windowMs, h.remaining, now) };
   }
   return out;
+}
+
+/**
+ * Whether writing an answer can wait for this process's next locked update, which in a
+ * walk comes within milliseconds (a timer writes it by half a window after the request
+ * otherwise: BudgetFile.observe). Until then the file says the request was counted at its
+ * reservation; another process acts on that only when it predicts the slot free, a window
+ * later, by when the answer is written. The answer must change neither the limit nor the
+ * window, and say that no other machine spends in the window, as the budget already knew
+ * (`d`: the budget as this process last wrote it; other processes' sends only add to what
+ * counts as ours, so a foreign count of 0 from it is 0 in the file too). A probe's answer
+ * is never folded (the others wait for it).
+ */
+export function quietAnswer(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): boolean {
+  if (d.windowMs === undefined || d.limit === undefined || now - sentAt >= d.windowMs / 2 || (d.view?.foreign ?? 0) !== 0) return false;
+  const next = observe(d, headers, sentAt, now);
+  return next.windowMs === d.windowMs && next.limit === d.limit && next.view !== undefined && next.view.foreign === 0;
 }
 
 /**
@@ -226,7 +311,9 @@ export function on429(d: BudgetData, sentAt: number, retryMs: number, now: numbe
   const windowMs = d.windowMs === undefined ? undefined : Math.min(MAX_HORIZON_MS, Math.round(d.windowMs * 1.1));
   // The rate state takes the 429's headers like any answer's; the wait (ratelimit.ts) then marks the window spent.
   const rate = nextRate(d.rate, parseRateHeaders(headers, now), now) ?? d.rate;
-  return { ...d, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined, rate };
+  // The view is gone: after the block, one request probes the window again.
+  const { probe: _refused, answeredAt: _stale, ...rest } = d;
+  return { ...rest, sends, windowMs, blockedUntil: Math.max(d.blockedUntil ?? 0, now + retryMs), view: undefined, rate };
 }
 
 function normalizeRate(raw: unknown): RateState | undefined {
@@ -248,7 +335,13 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
     const remaining = finiteNumber(v.remaining);
     const sentAt = finiteNumber(v.sentAt);
     const at = finiteNumber(v.at);
-    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: finiteNumber(v.resetAt) };
+    if (remaining !== undefined && sentAt !== undefined && at !== undefined) d.view = { remaining, sentAt, at, resetAt: finiteNumber(v.resetAt), foreign: finiteNumber(v.foreign) };
+  }
+  const answeredAt = finiteNumber(raw.answeredAt);
+  if (answeredAt !== undefined && answeredAt - now <= MAX_HORIZON_MS) d.answeredAt = answeredAt;
+  if (isRecord(raw.probe) && typeof raw.probe.id === 'string') {
+    const lapses = finiteNumber(raw.probe.lapses);
+    if (lapses !== undefined && lapses - now <= PROBE_LAPSE_MS) d.probe = { id: raw.probe.id, lapses };
   }
   if (isRecord(raw.waiters)) {
     const waiters = Object.entries(raw.waiters).filter((e): e is [string, number] => finiteNumber(e[1]) !== undefined && (e[1] as number) - Date.now() <= MAX_HORIZON_MS);
@@ -261,24 +354,47 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
   return d;
 }
 
+/** A value now, or later: the file store answers at once, a network store later. */
+export type Maybe<T> = T | Promise<T>;
+
+function then<A, B>(v: Maybe<A>, f: (a: A) => B): Maybe<B> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+/**
+ * Where one token's budget is kept: the file under its lock (FileStore), or a store that
+ * machines share (src/http/redis.ts). One atomic read-modify-write (`fn` may run again if
+ * the store retries it) on the store's clock; the rules are this module's pure functions,
+ * whatever the store.
+ */
+export interface BudgetStore<S extends boolean = boolean> {
+  /**
+   * Runs `fn` on the budget as stored and writes what it returns (`data` undefined:
+   * nothing), atomically; `fallback` when the store cannot be used (a command is never
+   * failed by the budget's bookkeeping).
+   */
+  update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): S extends true ? T : Maybe<T>;
+  /** The budget as stored now, without a lock (for display and poll intervals). */
+  read(): S extends true ? BudgetData : Maybe<BudgetData>;
+  /** The store's clock (a shared store's, so that machines with skewed clocks agree). */
+  now(): number;
+}
+
 /** The budget is shared but optional: a lock not had within 2 s is gone without. */
 const BUDGET_LOCK: LockPolicy = { staleMs: 5_000, waitMs: 2_000, unavailable: 'proceed' };
 
-/** The budget file of one token, beside the state file; it keeps the token's rate state too. */
-export class BudgetFile implements RateStore {
+/** The budget file of one token, beside the state file: the machine's own store. */
+export class FileStore implements BudgetStore<true> {
   readonly path: string;
-  /** This client's name among the waiters. */
-  readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
   constructor(
     stateFile: string,
     fingerprint: string,
-    private readonly now: () => number = Date.now,
-    private readonly priority: Priority = 'batch',
+    readonly now: () => number = Date.now,
   ) {
     this.path = join(dirname(stateFile), 'budget', `${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}.json`);
   }
 
-  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
+  update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
     try {
       return updateJsonFileSync(this.path, BUDGET_LOCK, (raw) => {
         const now = this.now();
@@ -291,49 +407,138 @@ export class BudgetFile implements RateStore {
     }
   }
 
-  /** The budget as it is now, without the lock (for display and poll intervals). */
   read(): BudgetData {
     return normalizeBudget(readJsonFile(this.path), this.now());
+  }
+}
+
+type Out<S extends boolean, T> = S extends true ? T : Maybe<T>;
+export type Reservation = { sentAt: number; probe?: true } | { waitMs: number; deferred?: true };
+
+/**
+ * One client's use of a token's budget, in whichever store: its reservations, the answers
+ * that correct them, its claim as an interactive waiter. With the file store (S = true)
+ * every call answers at once.
+ */
+export class Budget<S extends boolean = boolean> implements RateStore {
+  /** This client's name among the waiters. */
+  readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+  /** An answer folded into this process's next update (quietAnswer), and the budget as this process last wrote it. */
+  private pending: { headers: Record<string, string>; sentAt: number; at: number } | undefined;
+  private last: BudgetData | undefined;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    readonly store: BudgetStore<S>,
+    private readonly priority: Priority = 'batch',
+  ) {}
+
+  private update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): Out<S, T> {
+    const folded = this.pending;
+    this.pending = undefined;
+    clearTimeout(this.flushTimer);
+    const out = this.store.update((stored, now) => {
+      const d = folded ? observe(stored, folded.headers, folded.sentAt, folded.at) : stored;
+      const { data, result } = fn(d, now);
+      const content = data ?? (folded ? d : undefined);
+      this.last = content ?? d;
+      return { data: content, result };
+    }, fallback);
+    return out as Out<S, T>;
+  }
+
+  /** The budget as this process last saw it in the store, without asking the store. */
+  seen(): BudgetData {
+    return this.last ?? { sends: [] };
+  }
+
+  /** The budget as it is now, with this process's folded answer (for display and poll intervals). */
+  read(): Out<S, BudgetData> {
+    const p = this.pending;
+    return then(this.store.read(), (d) => (p ? observe(d, p.headers, p.sentAt, p.at) : d)) as Out<S, BudgetData>;
   }
 
   /**
    * Reserves a slot now and returns its time, or says how long to wait first (`deferred`:
-   * only because an interactive command goes first). An interactive client that must wait
-   * registers as a waiter until it gets its slot.
+   * only because an interactive command or a probe goes first). An interactive client
+   * that must wait registers as a waiter until it gets its slot. `probe`: the others wait
+   * for this request's answer (observe() or unprobe()).
    */
-  tryReserve(force = false): { sentAt: number } | { waitMs: number; deferred?: true } {
-    return this.update<{ sentAt: number } | { waitMs: number; deferred?: true }>(
+  tryReserve(force = false): Out<S, Reservation> {
+    return this.update<Reservation>(
       (d, now) => {
         const decision = force ? ({ ok: true } as const) : decide(d, now, this.priority, this.id);
-        if (decision.ok) return { data: reserve(withdraw(d, this.id, now), now), result: { sentAt: now } };
+        if (decision.ok) {
+          const probe = 'probe' in decision && decision.probe === true;
+          return { data: reserve(withdraw(d, this.id, now), now, probe ? this.id : undefined), result: probe ? { sentAt: now, probe } : { sentAt: now } };
+        }
         const result = decision.deferred ? { waitMs: decision.waitMs, deferred: true as const } : { waitMs: decision.waitMs };
         if (this.priority === 'batch') return { result };
         return { data: register(d, this.id, now + decision.waitMs + WAITER_GRACE_MS, now), result };
       },
-      { sentAt: this.now() },
+      { sentAt: this.store.now() },
     );
   }
 
   /** Gives up waiting (--no-wait, --max-wait, Ctrl-C): batch commands need not defer any more. */
-  withdraw(): void {
-    this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
+  withdraw(): Out<S, void> {
+    return this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
   }
 
-  observe(headers: Record<string, string>, sentAt: number): void {
-    this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
+  /**
+   * Corrects the budget with an answer. One that the others need not know at once
+   * (quietAnswer) is written with this process's next update, by half a window after its
+   * request at the latest, or by flush(): one update per request in a walk instead of
+   * two. `fold`: false for a probe's answer, which the others wait for, and for a caller
+   * that reads the store next.
+   */
+  observe(headers: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+    const at = this.store.now();
+    const last = this.last;
+    if (fold && this.pending === undefined && last?.windowMs !== undefined && quietAnswer(last, headers, sentAt, at)) {
+      this.pending = { headers, sentAt, at };
+      this.last = observe(last, headers, sentAt, at);
+      // Unref'd: a process that is done exits; close() writes it then.
+      // A shared store's failure here has been reported by the store; nothing is left to do with it.
+      this.flushTimer = setTimeout(() => void Promise.resolve(this.flush()).catch(() => undefined), Math.max(0, sentAt + last.windowMs / 2 - at));
+      this.flushTimer.unref?.();
+      return undefined as Out<S, void>;
+    }
+    return this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
   }
 
-  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): void {
-    this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
+  /** A probe that got no answer to learn from: the others need not wait for it. */
+  unprobe(): Out<S, void> {
+    return this.update((d) => ({ data: d.probe?.id === this.id ? unprobe(d, this.id) : undefined, result: undefined }), undefined);
+  }
+
+  /** Writes an answer folded for later (observe()), if any: before the process ends. */
+  flush(): Out<S, void> {
+    if (!this.pending) return undefined as Out<S, void>;
+    return this.update(() => ({ result: undefined }), undefined);
+  }
+
+  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): Out<S, void> {
+    return this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
   }
 
   /** The token's last rate state (no lock: for display and as a starting point). */
-  rate(): RateState | undefined {
-    return this.read().rate;
+  rate(): Out<S, RateState | undefined> {
+    return then(this.read(), (d: BudgetData) => d.rate) as Out<S, RateState | undefined>;
   }
 
-  updateRate(fn: (prev: RateState | undefined) => RateState): void {
-    this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  updateRate(fn: (prev: RateState | undefined) => RateState): Out<S, void> {
+    return this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  }
+}
+
+/** The budget of one token in its file beside the state file, which keeps the token's rate state too. */
+export class BudgetFile extends Budget<true> {
+  readonly path: string;
+  constructor(stateFile: string, fingerprint: string, now: () => number = Date.now, priority: Priority = 'batch') {
+    const store = new FileStore(stateFile, fingerprint, now);
+    super(store, priority);
+    this.path = store.path;
   }
 }
 
@@ -363,7 +568,7 @@ export function lastRate(stateFile: string, fingerprint: string): RateState | un
 }
 
 export interface BudgetLayerOptions {
-  file: Pick<BudgetFile, 'tryReserve' | 'observe' | 'on429' | 'withdraw'>;
+  file: Pick<Budget, 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
   /** The base URL's origin: only requests that carry the token spend its budget. */
   origin: string;
   /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
@@ -386,24 +591,33 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
     // The pool first: a slot reserved is a slot the server should see at once.
     await o.ready?.(x.url);
     let sentAt: number;
+    let probe = false;
     try {
       for (;;) {
-        const r = o.file.tryReserve(x.unpaced === true);
+        const r = await o.file.tryReserve(x.unpaced === true);
         if ('sentAt' in r) {
           sentAt = r.sentAt;
+          probe = r.probe === true;
           break;
         }
         const ms = Math.max(5, r.waitMs);
         await (r.deferred && o.defer ? o.defer(ms) : o.pace(ms));
       }
     } catch (err) {
-      o.file.withdraw();
+      await o.file.withdraw();
       throw err;
     }
-    const res = await next(x);
+    let res: Answer;
+    try {
+      res = await next(x);
+    } catch (err) {
+      if (probe) await o.file.unprobe();
+      throw err;
+    }
     // A 401's headers count failed logins, not this token's window: nothing learnt.
-    if (res.status === 429) o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
-    else if (res.status !== 401) o.file.observe(res.headers, sentAt);
+    if (res.status === 429) await o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
+    else if (res.status !== 401) await o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
+    else if (probe) await o.file.unprobe();
     return res;
   };
 }
@@ -436,6 +650,20 @@ export function waitForSlots(d: BudgetData, k: number, now: number): number | un
   const need = k - left;
   if (need <= frees.length) return (frees[need - 1] ?? now) - now;
   return (frees.at(-1) ?? now) - now + Math.ceil((need - frees.length) / d.limit) * windowMs;
+}
+
+/**
+ * What the token's window holds now, for `hostctl rate-limit`: the requests spent in it
+ * (every sender the budget knows of: this store's reservations, and what the last answer
+ * said came from elsewhere; undefined while the window's length is unknown) and the
+ * interactive commands waiting for a slot.
+ */
+export function windowUse(d: BudgetData, now: number): { spent: number | undefined; limit: number | undefined; waiting: number } {
+  const waiting = pendingWaiters(d, now).count;
+  const windowMs = d.windowMs;
+  if (windowMs === undefined) return { spent: undefined, limit: d.limit, waiting };
+  const spent = d.sends.filter(([, t]) => t > now - windowMs - SLOT_MARGIN_MS).length + foreign(d, now);
+  return { spent, limit: d.limit, waiting };
 }
 
 /** How many requests the budget has left now, as far as it knows (undefined: unknown). */

@@ -39,43 +39,74 @@ interface StoredObject {
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/**
+ * Where the entries live: files in the cache directory (default), or a fleet's shared
+ * store (src/http/redis.ts), named by `name` (digests only) within one scope. A storage
+ * that fails reads as a miss and keeps nothing.
+ */
+export interface CacheStorage {
+  read(name: string): unknown;
+  write(name: string, value: unknown): void | Promise<void>;
+  /**
+   * A claim to fetch `name` while other processes wait for it (shared storage only):
+   * true when this process should fetch; false after another filled it (read again) or
+   * its claim lapsed.
+   */
+  claim?(name: string): Promise<boolean>;
+}
+
 function isStoredAnswer(v: unknown): v is StoredAnswer {
   return isRecord(v) && typeof v.url === 'string' && typeof v.storedAt === 'number' && v.status === 200 && isRecord(v.headers) && typeof v.text === 'string';
 }
 
+/** The cache directory's files. */
+function fileStorage(dir: string): CacheStorage {
+  return {
+    read: (name) => readJsonFile(join(dir, `${name}.json`)),
+    write(name, value) {
+      const path = join(dir, `${name}.json`);
+      try {
+        mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+        writeFileAtomic(path, JSON.stringify(value), 0o600);
+      } catch {
+        // A full or read-only disk: the answer is simply not kept.
+      }
+    },
+  };
+}
+
 export class ResponseCache {
-  private readonly dir: string;
+  private readonly storage: CacheStorage;
   /** Answers and objects served without a request, for -R. */
   hits = 0;
   /** The answers of this run, by file, kept by commit() (see above). */
-  private readonly pending = new Map<string, () => void>();
+  private readonly pending = new Map<string, () => void | Promise<void>>();
+  private readonly writing = new Set<Promise<void>>();
 
+  /** `shared`: a fleet's store for the scope's entries, given the scope's digest. */
   constructor(
     root: string,
     baseUrl: URL,
     fingerprint: string,
     readonly maxAgeMs: number,
     private readonly now: () => number,
+    shared?: (scope: string) => CacheStorage,
   ) {
     // The scope names neither the URL nor the token: a digest of both.
-    this.dir = join(root, sha(`${baseUrl.href}\n${fingerprint}`).slice(0, 32));
+    const scope = sha(`${baseUrl.href}\n${fingerprint}`).slice(0, 32);
+    this.storage = shared ? shared(scope) : fileStorage(join(root, scope));
   }
 
   private answerPath(url: URL): string {
-    return join(this.dir, 'answers', `${sha(url.href)}.json`);
+    return join('answers', sha(url.href));
   }
 
   private objectsPath(collection: string): string {
-    return join(this.dir, 'objects', `${sha(collection)}.json`);
+    return join('objects', sha(collection));
   }
 
-  private write(path: string, value: unknown): void {
-    try {
-      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-      writeFileAtomic(path, JSON.stringify(value), 0o600);
-    } catch {
-      // A full or read-only disk: the answer is simply not kept.
-    }
+  private write(path: string, value: unknown): void | Promise<void> {
+    return this.storage.write(path, value);
   }
 
   private fresh(storedAt: number): boolean {
@@ -91,8 +122,13 @@ export class ResponseCache {
     return (next) => async (x) => {
       if (x.method !== 'GET') return next(x);
       const path = this.answerPath(x.url);
-      const raw = readJsonFile(path);
-      const stored = isStoredAnswer(raw) && raw.url === x.url.href ? raw : undefined;
+      const lookup = async () => {
+        const raw = await this.storage.read(path);
+        return isStoredAnswer(raw) && raw.url === x.url.href ? raw : undefined;
+      };
+      let stored = await lookup();
+      // A fleet's store: one process fetches what is missing, the others wait and read it.
+      if (!refresh && !(stored && this.fresh(stored.storedAt)) && this.storage.claim && !(await this.storage.claim(path))) stored = await lookup();
       if (stored && !refresh && this.fresh(stored.storedAt)) {
         this.hits++;
         return { status: 200, headers: { ...stored.headers }, text: stored.text };
@@ -116,34 +152,47 @@ export class ResponseCache {
   }
 
   /** Holds a write until the answer is used: returns what keeps it now (ApiResponse.keep). */
-  private defer(path: string, write: () => void): () => void {
+  private defer(path: string, write: () => void | Promise<void>): () => void {
     this.pending.set(path, write);
     return () => {
       if (this.pending.get(path) !== write) return;
       this.pending.delete(path);
-      write();
+      this.track(write());
     };
   }
 
-  /** Keeps the answers of this run not kept yet: called when its command has succeeded. */
-  commit(): void {
-    for (const write of this.pending.values()) write();
-    this.pending.clear();
+  /** A write under way (a fleet's store answers later): commit() waits for it. */
+  private track(written: void | Promise<void>): void {
+    if (!written) return;
+    const done: Promise<void> = written.catch(() => undefined).then(() => {
+      this.writing.delete(done);
+    });
+    this.writing.add(done);
   }
 
-  private store(path: string, url: URL, answer: Answer, storedAt: number): void {
+  /**
+   * Called once the command has ended: keeps the answers of this run not kept yet when it
+   * `succeeded`, and waits for every write under way.
+   */
+  async commit(succeeded: boolean): Promise<void> {
+    if (succeeded) for (const write of this.pending.values()) this.track(write());
+    this.pending.clear();
+    await Promise.all([...this.writing]);
+  }
+
+  private store(path: string, url: URL, answer: Answer, storedAt: number): void | Promise<void> {
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const v = answer.headers[name];
       if (v !== undefined) headers[name] = v;
     }
-    this.write(path, { url: url.href, storedAt, status: 200, headers, text: answer.text } satisfies StoredAnswer);
+    return this.write(path, { url: url.href, storedAt, status: 200, headers, text: answer.text } satisfies StoredAnswer);
   }
 
   /** The objects of `collection` seen within the max age, as JSON text by public ID. */
-  objects(collection: string, ids: readonly string[]): Map<string, string> {
+  async objects(collection: string, ids: readonly string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    const raw = readJsonFile(this.objectsPath(collection));
+    const raw = await this.storage.read(this.objectsPath(collection));
     if (!isRecord(raw)) return out;
     for (const id of ids) {
       const o = raw[id];
@@ -154,10 +203,10 @@ export class ResponseCache {
   }
 
   /** Keeps objects (JSON text by public ID) of `collection`, dropping those past the max age. */
-  putObjects(collection: string, objects: ReadonlyMap<string, string>): void {
+  async putObjects(collection: string, objects: ReadonlyMap<string, string>): Promise<void> {
     if (objects.size === 0) return;
     const path = this.objectsPath(collection);
-    const raw = readJsonFile(path);
+    const raw = await this.storage.read(path);
     const kept: Record<string, StoredObject> = {};
     if (isRecord(raw)) {
       for (const [id, o] of Object.entries(raw)) {
@@ -166,7 +215,7 @@ export class ResponseCache {
     }
     const storedAt = this.now();
     for (const [id, json] of objects) kept[id] = { storedAt, json };
-    this.write(path, kept);
+    await this.write(path, kept);
   }
 }
 

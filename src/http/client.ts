@@ -10,8 +10,8 @@ import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
-import { RateLimiter } from './ratelimit.js';
-import { BudgetFile, budgetLayer, budgetLeft, type BudgetData } from './budget.js';
+import { RateLimiter, type RateState } from './ratelimit.js';
+import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetStore } from './budget.js';
 import { compose, type Answer, type Exchange, type Layer, type Send } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
@@ -55,6 +55,11 @@ export interface HttpClientOptions {
   interactive?: boolean;
   /** --dry-run: each request is printed instead of sent, and the command stops after the first (dry-run.ts). */
   dryRun?: boolean;
+  /**
+   * Where the token's budget is kept when not in its file beside the state file: a fleet's
+   * shared store (src/http/redis.ts), closed with the client.
+   */
+  budgetStore?: BudgetStore & { close?(): void };
 }
 
 export interface ApiRequest {
@@ -128,14 +133,15 @@ const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'con
 export class HttpClient {
   private closed = false;
   private readonly rate: RateLimiter;
-  private readonly budget: BudgetFile;
+  private readonly budget: Budget;
   private readonly wire: Wire;
   private readonly clock: Clock;
 
   constructor(readonly options: HttpClientOptions) {
     this.clock = options.clock ?? systemClock;
     addSecret(options.token.value);
-    this.budget = new BudgetFile(options.state.path, options.token.fingerprint, this.clock.now, options.interactive ? 'interactive' : 'batch');
+    const store = options.budgetStore ?? new FileStore(options.state.path, options.token.fingerprint, this.clock.now);
+    this.budget = new Budget(store, options.interactive ? 'interactive' : 'batch');
     this.rate = new RateLimiter({
       state: options.state,
       rates: this.budget,
@@ -148,14 +154,23 @@ export class HttpClient {
     this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env, baseUrlFrom: options.baseUrlFrom });
   }
 
-  /** The token's shared budget as it is now (src/http/budget.ts). */
+  /**
+   * The token's shared budget as it is now (src/http/budget.ts); from a shared store, as
+   * this process last saw it (poll intervals and notes need no round trip).
+   */
   budgetSnapshot(): BudgetData {
-    return this.budget.read();
+    const d = this.budget.read();
+    return d instanceof Promise ? (void d.catch(() => undefined), this.budget.seen()) : d;
   }
 
   /** Requests the shared budget has left now, when it knows. */
   budgetLeft(): number | undefined {
-    return budgetLeft(this.budget.read(), this.clock.now());
+    return budgetLeft(this.budgetSnapshot(), this.budget.store.now());
+  }
+
+  /** The token's last rate state, from wherever its budget is kept. */
+  async lastRate(): Promise<RateState | undefined> {
+    return this.budget.rate();
   }
 
   /** Requests actually sent (each redirect hop and each resend counts). */
@@ -187,8 +202,16 @@ export class HttpClient {
     return makeResponse(answer, answer.method ?? first.method, answer.url ?? first.url);
   }
 
+  /** Writes what the budget folded for later (the others, and -R, read it). */
+  async settle(): Promise<void> {
+    await this.budget.flush();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    // An answer folded into a next reservation that will not come: the others, and -R, read it.
+    await this.budget.flush();
+    this.options.budgetStore?.close?.();
     await this.wire.close();
   }
 

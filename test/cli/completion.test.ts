@@ -80,6 +80,8 @@ describe('hostctl __complete (the engine, through the CLI)', () => {
     const keys = values(await engine(['config', 'get', '']));
     expect(keys).toEqual(expect.arrayContaining(['defaultProfile', 'profiles.prod.baseUrl', 'profiles.staging.output', 'profiles.default.storage']));
     expect(values(await engine(['config', 'set', 'profiles.prod.o']))).toEqual(['profiles.prod.output']);
+    // A fleet's shared store (issue 26).
+    expect(values(await engine(['config', 'set', 'profiles.prod.r']))).toEqual(['profiles.prod.redisUrl']);
     expect(values(await engine(['config', 'set', 'profiles.prod.output', '']))).toEqual(['table', 'json', 'ndjson', 'tsv']);
     expect(values(await engine(['config', 'set', 'defaultProfile', 'st']))).toEqual(['staging']);
   });

@@ -186,3 +186,26 @@ describe('precedence: flag > environment > profile in config > default', () => {
     });
   });
 });
+
+describe('profiles.<name>.redisUrl (a fleet\'s shared store, issue 26)', () => {
+  it('is set and kept as given, shown with its password masked by list, list --json and get', async () => {
+    await ok(['config', 'set', 'profiles.ci.redisUrl', 'rediss://:s3cret-pw@redis.example.invalid:6380/2']);
+    expect((configJson().profiles as Record<string, Record<string, string>>).ci!.redisUrl).toBe('rediss://:s3cret-pw@redis.example.invalid:6380/2');
+    expect(await ok(['config', 'get', 'profiles.ci.redisUrl'])).toBe('rediss://:****@redis.example.invalid:6380/2\n');
+    expect(await ok(['config', 'list'])).toBe('profiles.ci.redisUrl=rediss://:****@redis.example.invalid:6380/2\n');
+    const json = await ok(['config', 'list', '--json']);
+    expect(json).toContain('rediss://:****@redis.example.invalid:6380/2');
+    expect(json).not.toContain('s3cret-pw');
+  });
+
+  it('plain redis:// to a host that is not loopback is refused (exit 2) naming rediss://; loopback is fine', async () => {
+    const r = await hostctl(['config', 'set', 'profiles.ci.redisUrl', 'redis://:pw-here@redis.example.invalid:6379']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('rediss://redis.example.invalid:6379');
+    expect(r.stderr).not.toContain('pw-here');
+    await ok(['config', 'set', 'profiles.ci.redisUrl', 'redis://127.0.0.1:6379/0']);
+    const bad = await hostctl(['config', 'set', 'profiles.ci.redisUrl', 'http://127.0.0.1:6379']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/must be rediss:\/\//);
+  });
+});

@@ -59,3 +59,51 @@ describe(`one token, ${LIMIT} requests per ${WINDOW_SECONDS}s, separate processe
     expect(mine).toHaveLength(PROCESSES + 1);
   });
 });
+
+// Issue 29: the first requests into a window someone else spent. The budget of a fresh
+// state dir knows nothing of the server's window; one request goes first (a probe) and
+// the others wait for its answer, then share what it says is left.
+describe('a window another client spent, a fresh state dir, separate processes', () => {
+  const PROBE_LIMIT = 6;
+  const PARALLEL = 6;
+  let slow: Sandbox;
+  beforeAll(async () => {
+    // The window is long enough that what the other client spent is still in it when the six are let go.
+    slow = await startSandbox(['--rate-limit', String(PROBE_LIMIT), '--window', '10']);
+  });
+  afterAll(async () => {
+    await slow?.stop();
+  });
+
+  it(`one request left, ${PARALLEL} processes let go at once: every command exits 0, not one 429`, { timeout: 180_000 }, async () => {
+    const admin = sandboxAdmin(slow);
+    const args = ['apps', 'list', '--limit', '1', '--json'];
+    const { name, queued } = await heldRetry(async (holdMs) => {
+      const name = `probe-${holdMs}`;
+      const token = await admin.newToken(name);
+      // Another client with the same token (its own state dir) spends all but one request.
+      const other = tmpDir('hostctl-budget-other-');
+      const dir = tmpDir('hostctl-budget-fresh-');
+      dirs.push(other, dir);
+      for (let i = 0; i < PROBE_LIMIT - 1; i++) {
+        const r = await runCli(args, { env: { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: other.path } });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path };
+      const queued: Queued[] = [];
+      await queueUnderHold(dir.path, token, holdMs, async (hold, track) => {
+        queued.push(...startAllQueued(PARALLEL, hold, () => track(startQueued(args, env))));
+        started.push(...queued);
+        await Promise.all(queued.map((q) => q.waiting));
+      });
+      const held = (await admin.requests()).filter((r) => r.token === name);
+      if (held.length !== PROBE_LIMIT - 1) throw new HoldLapsed(`a request went out while the hold was on: ${held.length - (PROBE_LIMIT - 1)} of them`);
+      return { name, queued };
+    });
+
+    for (const q of queued) expect(await q.exited, q.stderr()).toBe(0);
+    const mine = (await admin.requests()).filter((r) => r.token === name);
+    expect(mine.filter((r) => r.status === 429)).toEqual([]);
+    expect(mine).toHaveLength(PROBE_LIMIT - 1 + PARALLEL);
+  });
+});

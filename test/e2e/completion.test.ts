@@ -427,7 +427,7 @@ describe.each(SHELLS.map(([name]) => name))('completion in %s', (name) => {
 const FORBIDDEN: Array<{ pkg: string; marker: string }> = [
   { pkg: 'undici', marker: 'UND_ERR_CONNECT_TIMEOUT' },
   { pkg: 'ora', marker: 'There is no built-in spinner named' },
-  { pkg: 'conf', marker: "as it's used to manage this module internal operations" },
+  { pkg: 'ioredis', marker: 'Connection is closed.' },
   { pkg: '@napi-rs/keyring', marker: '@napi-rs/keyring' },
 ];
 

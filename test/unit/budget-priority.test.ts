@@ -40,7 +40,8 @@ describe('the decisions', () => {
     // The slot frees: the batch defers (a short step), the interactive one takes it.
     const batch = decide(d, freeAt, 'batch');
     expect(batch).toEqual({ ok: false, waitMs: DEFER_STEP_MS, deferred: true });
-    expect(decide(d, freeAt, 'interactive', 'person')).toEqual({ ok: true });
+    // A window after the last answer: it goes as the probe of the window, the batch waiting for its answer.
+    expect(decide(d, freeAt, 'interactive', 'person')).toEqual({ ok: true, probe: true });
     d = reserve(withdraw(d, 'person', freeAt), freeAt);
     expect(pendingWaiters(d, freeAt).count).toBe(0);
     // Now the window is full again: the batch waits for the next slot, not deferred.
@@ -165,7 +166,7 @@ describe('BudgetFile: two processes sharing the file', () => {
     // The slot frees: the batch, first to ask, defers; the person takes it.
     clock.now = freeAt;
     expect(batch.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
-    expect(person.tryReserve()).toEqual({ sentAt: freeAt });
+    expect(person.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
     expect(person.read().waiters).toBeUndefined();
     const next = batch.tryReserve();
     expect('waitMs' in next && next.deferred).toBeFalsy();
@@ -176,6 +177,6 @@ describe('BudgetFile: two processes sharing the file', () => {
     clock.now = freeAt;
     expect(batch.tryReserve()).toMatchObject({ deferred: true });
     person.withdraw();
-    expect(batch.tryReserve()).toEqual({ sentAt: freeAt });
+    expect(batch.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
   });
 });

@@ -3,8 +3,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BudgetFile, SLOT_MARGIN_MS, decide, normalizeBudget, observe, on429, reserve, type BudgetData, type Send } from '../../src/http/budget.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { readFileSync } from 'node:fs';
+import {
+  BudgetFile,
+  PROBE_LAPSE_MS,
+  PROBE_STEP_MS,
+  SLOT_MARGIN_MS,
+  decide,
+  normalizeBudget,
+  observe,
+  on429,
+  prune,
+  quietAnswer,
+  reserve,
+  unprobe,
+  type BudgetData,
+  type Send,
+} from '../../src/http/budget.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const headers = (limit: number, remaining: number, reset: number) => ({
@@ -27,8 +43,8 @@ function server(limit: number, windowMs: number) {
 }
 
 describe('the budget on an injected clock', () => {
-  it('an empty budget lets a request go', () => {
-    expect(decide({ sends: [] }, T0)).toEqual({ ok: true });
+  it('an empty budget lets a request go, as the probe of the window', () => {
+    expect(decide({ sends: [] }, T0)).toEqual({ ok: true, probe: true });
   });
 
   it('learns the window from a request alone in it, then paces the eleventh to the first slot freed', () => {
@@ -118,16 +134,48 @@ describe('the budget on an injected clock', () => {
     expect(decide(d, T0 + 2_005).ok).toBe(true);
   });
 
-  it('a reservation drops the sends older than two windows, and only those, once the window is known', () => {
+  it('a reservation keeps only the sends still in the window, at most as many as the limit: the last to free', () => {
     const old: Send[] = [
       [T0 - 30_000, T0 - 30_000],
       [T0 - 10_100, T0 - 10_020],
-      [T0 - 10_050, T0 - 9_990],
+      [T0 - 5_050, T0 - 4_990],
       [T0 - 1_000, T0 - 900],
     ];
     expect(reserve({ sends: old, limit: 10, windowMs: 5_000 }, T0).sends).toEqual([...old.slice(2), [T0, T0]]);
-    // Without a window, an hour's sends are kept: the server view counts from its own request.
+    // More in the window than the limit: the ones that free last are kept (by when they were counted).
+    const many: Send[] = [
+      [T0 - 400, T0 - 100],
+      [T0 - 300, T0 - 250],
+      [T0 - 200, T0 - 190],
+    ];
+    expect(prune(many, T0, 5_000, 2)).toEqual([many[0], many[2]]);
+    // Without a window, an hour's sends, the last `limit` by reservation: the server view counts from its own request.
     expect(reserve({ sends: old }, T0).sends).toEqual([...old, [T0, T0]]);
+    expect(reserve({ sends: old, limit: 2 }, T0).sends).toEqual([old[3], [T0, T0]]);
+  });
+
+  it('pruning to the limit changes no decision: slots and foreign requests alike', () => {
+    // A 10-per-5s window kept full by this machine for a minute, with other machines' requests seen in the views.
+    const srv = server(10, 5_000);
+    let d: BudgetData = { sends: [] };
+    let unpruned: Send[] = [];
+    let now = T0;
+    for (let i = 0; i < 200; i++) {
+      const v = decide(d, now);
+      if (v.ok) {
+        d = reserve(d, now);
+        unpruned = [...unpruned, [now, now]];
+        if (i % 7 === 0) srv.take(now); // another machine's request
+        const a = srv.take(now + 1);
+        d = a.ok ? observe(d, a.headers, now, now + 3) : on429(d, now, 1_000, now + 3);
+        // A refused request is not counted (on429 drops it).
+        unpruned = a.ok ? unpruned.map((s): Send => (s[0] === now ? [s[0], now + 3] : s)) : unpruned.filter((s) => s[0] !== now);
+      }
+      // The decision from the pruned file equals the decision from every send ever made.
+      expect(decide(d, now + 5)).toEqual(decide({ ...d, sends: unpruned }, now + 5));
+      expect(d.sends.length).toBeLessThanOrEqual(10);
+      now += v.ok ? 7 : Math.max(5, v.waitMs);
+    }
   });
 
   it('an older answer arriving late does not overwrite a newer view', () => {
@@ -146,12 +194,12 @@ describe('the budget on an injected clock', () => {
   });
 });
 
-describe('BudgetFile', () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
+describe('BudgetFile', () => {
   it('two clients on one file share the window: the second sees the first one\'s reservations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
     dirs.push(dir);
@@ -159,12 +207,162 @@ describe('BudgetFile', () => {
     const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
     const b = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
     const first = a.tryReserve();
-    expect(first).toEqual({ sentAt: T0 });
-    a.observe(headers(2, 1, 5), T0);
+    expect(first).toEqual({ sentAt: T0, probe: true });
+    a.observe(headers(2, 1, 5), T0, false);
     now += 10;
     expect(b.tryReserve()).toEqual({ sentAt: T0 + 10 });
     now += 10;
     const third = a.tryReserve();
     expect('waitMs' in third).toBe(true);
+  });
+});
+
+describe('the probe: the first request into a window the budget has no fresh view of', () => {
+  it('one goes; the others wait for its answer, in short steps; then they share what it says is left', () => {
+    let d: BudgetData = { sends: [] };
+    const first = decide(d, T0, 'batch', 'a');
+    expect(first).toEqual({ ok: true, probe: true });
+    d = reserve(d, T0, 'a');
+    expect(d.probe).toEqual({ id: 'a', lapses: T0 + PROBE_LAPSE_MS });
+    expect(decide(d, T0 + 1, 'batch', 'b')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
+    expect(decide(d, T0 + 1, 'interactive', 'c')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
+    // Another client spent all but this one: the window is spent, until its Reset.
+    d = observe(d, headers(10, 0, 3), T0, T0 + 5);
+    expect(d.probe).toBeUndefined();
+    expect(decide(d, T0 + 6, 'batch', 'b')).toEqual({ ok: false, waitMs: 3_000 - 1 });
+  });
+
+  it('a probe that died holds the others back until it lapses, no longer; unprobe() lets them go at once', () => {
+    const d = reserve({ sends: [] }, T0, 'a');
+    expect(decide(d, T0 + PROBE_LAPSE_MS - 10, 'batch', 'b')).toEqual({ ok: false, waitMs: 10, deferred: true });
+    expect(decide(d, T0 + PROBE_LAPSE_MS, 'batch', 'b')).toEqual({ ok: true, probe: true });
+    expect(decide(unprobe(d, 'b'), T0 + 1, 'batch', 'b').ok).toBe(false);
+    expect(decide(unprobe(d, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
+  });
+
+  it('a view older than a window is no view; a 429 forgets it, so after the block one request probes again', () => {
+    let d: BudgetData = { sends: [] };
+    d = reserve(d, T0, 'a');
+    d = observe(d, headers(10, 9, 5), T0, T0 + 2);
+    expect(decide(d, T0 + 100)).toEqual({ ok: true });
+    expect(decide(d, T0 + 2 + 5_000)).toEqual({ ok: true, probe: true });
+    d = on429(reserve(d, T0 + 100), T0 + 100, 1_000, T0 + 102);
+    expect(decide(d, T0 + 1_200)).toEqual({ ok: true, probe: true });
+  });
+
+  it('six clients with a fresh budget, one request left in a window another client spent: not one 429', () => {
+    const srv = server(10, 5_000);
+    for (let i = 0; i < 9; i++) srv.take(T0 - 1_000 + i);
+    let d: BudgetData = { sends: [] };
+    let refused = 0;
+    let sent = 0;
+    // All six ask at once, and again as each is told; an answer takes 20 ms.
+    const due = new Map(['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((id) => [id, T0]));
+    const inFlight: { id: string; sentAt: number; at: number }[] = [];
+    let now = T0;
+    while (sent < 6) {
+      const nextDue = Math.min(...due.values());
+      const nextAnswer = inFlight.length > 0 ? Math.min(...inFlight.map((f) => f.at)) : Infinity;
+      now = Math.min(nextDue, nextAnswer);
+      if (nextAnswer <= nextDue) {
+        const f = inFlight.splice(inFlight.findIndex((x) => x.at === nextAnswer), 1)[0]!;
+        const a = srv.take(f.sentAt);
+        if (a.ok) {
+          sent++;
+          d = observe(d, a.headers, f.sentAt, now);
+        } else {
+          refused++;
+          d = on429(d, f.sentAt, 1_000, now, a.headers);
+          due.set(f.id, now + 1_000);
+        }
+        continue;
+      }
+      const id = [...due].find(([, t]) => t === nextDue)![0];
+      const v = decide(d, now, 'batch', id);
+      if (!v.ok) {
+        due.set(id, now + Math.max(5, v.waitMs));
+        continue;
+      }
+      d = reserve(d, now, v.probe ? id : undefined);
+      inFlight.push({ id, sentAt: now, at: now + 20 });
+      due.delete(id);
+    }
+    expect(refused).toBe(0);
+    expect(sent).toBe(6);
+  });
+});
+
+describe('folding an answer into the next update', () => {
+  const known = (): BudgetData => observe(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 2);
+
+  it('an answer that says what the budget knew, within half a window of its request, is quiet', () => {
+    let d = reserve(known(), T0 + 100);
+    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + SLOT_MARGIN_MS)).toBe(true);
+    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + 2_499)).toBe(true);
+    // Late: others could soon act on the slot's freeing, predicted from its reservation.
+    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + 2_500)).toBe(false);
+    // Another machine spent two: the others must learn it.
+    expect(quietAnswer(d, headers(10, 6, 5), T0 + 100, T0 + 101)).toBe(false);
+    // A new limit.
+    expect(quietAnswer(d, headers(20, 18, 5), T0 + 100, T0 + 101)).toBe(false);
+    // Nothing learnt yet.
+    expect(quietAnswer(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 1)).toBe(false);
+    // A shorter window learnt from a request alone in it.
+    d = reserve({ ...known(), sends: [] }, T0 + 100);
+    expect(quietAnswer(d, headers(10, 9, 4), T0 + 100, T0 + 101)).toBe(false);
+  });
+
+  it('BudgetFile: a quiet answer is written with the next reservation, or by flush(); a loud one at once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+    dirs.push(dir);
+    let now = T0;
+    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+    const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+    a.tryReserve();
+    now += 2;
+    a.observe(headers(10, 9, 5), T0);
+    // The first answer teaches the limit and the window: written at once.
+    expect(onDisk().windowMs).toBe(5_000);
+    now += 10;
+    const second = a.tryReserve();
+    expect(second).toEqual({ sentAt: T0 + 12 });
+    now += 3;
+    a.observe(headers(10, 8, 5), T0 + 12);
+    // Folded: the file still holds the reservation as made, this process knows the answer.
+    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 12]]);
+    expect(a.read().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15]]);
+    now += 5;
+    a.tryReserve();
+    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15], [T0 + 20, T0 + 20]]);
+    now += 3;
+    a.observe(headers(10, 7, 5), T0 + 20);
+    expect(onDisk().rate?.remaining).toBe(8);
+    a.flush();
+    expect(onDisk().rate?.remaining).toBe(7);
+    expect(onDisk().sends.at(-1)).toEqual([T0 + 20, T0 + 23]);
+  });
+
+  it('BudgetFile: a folded answer no reservation follows is written half a window after its request', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+      dirs.push(dir);
+      let now = T0;
+      const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+      const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+      a.tryReserve();
+      a.observe(headers(10, 9, 5), T0);
+      now += 100;
+      a.tryReserve();
+      now += 400;
+      a.observe(headers(10, 8, 5), T0 + 100);
+      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 100]);
+      vi.advanceTimersByTime(2_500 - 400 - 1);
+      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 100]);
+      vi.advanceTimersByTime(1);
+      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 500]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -183,7 +183,7 @@ describe('the verbose log', () => {
 });
 
 describe('the budget layer', () => {
-  function file(waits: number[]) {
+  function file(waits: number[], probe = false) {
     const calls: string[] = [];
     let n = 0;
     return {
@@ -191,11 +191,14 @@ describe('the budget layer', () => {
       tryReserve: (force = false) => {
         calls.push(`reserve${force ? '!' : ''}`);
         const w = waits[n++];
-        return w === undefined ? { sentAt: 100 + n } : { waitMs: w };
+        if (w !== undefined) return { waitMs: w };
+        return probe ? { sentAt: 100 + n, probe: true as const } : { sentAt: 100 + n };
       },
-      observe: (h: Record<string, string>, sentAt: number) => void calls.push(Object.keys(h).length > 0 ? `observe@${sentAt}:${JSON.stringify(h)}` : `observe@${sentAt}`),
+      observe: (h: Record<string, string>, sentAt: number, fold = true) =>
+        void calls.push(`observe${fold ? '' : '!'}@${sentAt}${Object.keys(h).length > 0 ? `:${JSON.stringify(h)}` : ''}`),
       on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
       withdraw: () => void calls.push('withdraw'),
+      unprobe: () => void calls.push('unprobe'),
     };
   }
 
@@ -219,6 +222,19 @@ describe('the budget layer', () => {
     await send({ ...get(), url: new URL('https://other.invalid/x') });
     await send(get());
     await send(get());
-    expect(f.calls).toEqual(['reserve!', 'observe@101', 'reserve', '429@102:2000', 'reserve']);
+    // The unpaced request's answer is written at once: its caller reads the file next.
+    expect(f.calls).toEqual(['reserve!', 'observe!@101', 'reserve', '429@102:2000', 'reserve']);
+  });
+
+  it('a probe\'s answer is written at once; a probe that learns nothing (a 401, a failure) lets the others go', async () => {
+    const f = file([], true);
+    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(401)]);
+    await send(get());
+    await send(get());
+    const failing = compose([budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
+      throw new Error('connection refused');
+    });
+    await expect(failing(get())).rejects.toThrow('connection refused');
+    expect(f.calls).toEqual(['reserve', 'observe!@101', 'reserve', 'unprobe', 'reserve', 'unprobe']);
   });
 });

@@ -1,0 +1,116 @@
+// A fleet's shared store (HOSTCTL_REDIS_URL): the URL's rules and how it is shown. Small
+// and free of the Redis client, which only src/http/redis.ts loads (its own chunk), and
+// only when a URL is set.
+
+import { UsageError } from '../errors.js';
+import { isLoopbackHost } from '../config/url.js';
+import { oneLine } from '../output/sanitize.js';
+import type { RedisTarget } from './redis.js';
+
+export type { RedisTarget };
+
+/**
+ * Checks a Redis URL: `rediss://` (TLS), or `redis://` on a loopback host only, since the
+ * store holds API objects that must not cross a network in clear text (the base URL's
+ * rule). `origin` names where the URL came from.
+ */
+export function parseRedisUrl(raw: string, origin: string): RedisTarget {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not echoed: the text may hold a password.
+    throw new UsageError(`The Redis URL from ${origin} is not a valid URL.`, 'Give a URL such as rediss://redis.example.com:6379/0 (or redis://127.0.0.1:6379 on this machine).');
+  }
+  const tls = url.protocol === 'rediss:';
+  if (!tls && url.protocol !== 'redis:') {
+    throw new UsageError(`The Redis URL from ${origin} is a ${oneLine(url.protocol, 20)} URL; it must be rediss:// (or redis:// on a loopback host).`, 'Give a URL such as rediss://redis.example.com:6379/0.');
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port === '' ? 6379 : Number(url.port);
+  const where = `${url.hostname}:${port}`;
+  if (!tls && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `The Redis URL from ${origin} is plain redis:// to ${where}, which is not this machine: cached API objects and the budget would cross the network in clear text.`,
+      `Use rediss://${where} (Redis with TLS), or redis:// to a loopback host only.`,
+    );
+  }
+  const dbText = url.pathname.replace(/^\//, '');
+  const db = dbText === '' ? 0 : Number(dbText);
+  if (!/^\d{0,2}$/.test(dbText) || !Number.isInteger(db)) {
+    throw new UsageError(`The Redis URL from ${origin} names the database "${oneLine(dbText, 20)}", not a number.`, `Give the database as a number, e.g. rediss://${where}/0.`);
+  }
+  const target: RedisTarget = { host, port, tls, db, where };
+  if (url.username !== '') target.username = decodeURIComponent(url.username);
+  if (url.password !== '') target.password = decodeURIComponent(url.password);
+  return target;
+}
+
+/** The URL with its password replaced by ****, for `config list` and `config get`. */
+export function maskRedisUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password === '') return raw;
+    url.password = '****';
+    return url.href;
+  } catch {
+    return raw.replace(/\/\/([^/@]*)@/, '//****@');
+  }
+}
+
+/** The Redis keys of one token: all in one hash slot (`{fingerprint}`), for Redis Cluster. */
+export function redisKeys(fingerprint: string): { budget: string; cache: (id: string) => string } {
+  const tag = `hostctl:{${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}}`;
+  return { budget: `${tag}:budget`, cache: (id) => `${tag}:cache:${id}` };
+}
+
+export interface FleetOptions {
+  env: NodeJS.ProcessEnv;
+  /** The profile's `redisUrl`, and the profile's name (for messages). */
+  profileUrl: string | undefined;
+  profileName: string;
+  /** The machine's own budget, used when Redis cannot be: its file's path and the run's clock. */
+  statePath: string;
+  fingerprint: string;
+  now: () => number;
+  warn(text: string): void;
+}
+
+/** Where the URL comes from: HOSTCTL_REDIS_URL wins over the profile's setting. */
+export function redisUrlSetting(env: NodeJS.ProcessEnv, profileUrl: string | undefined, profileName: string): { raw: string; origin: string } | undefined {
+  const fromEnv = env.HOSTCTL_REDIS_URL;
+  if (fromEnv !== undefined && fromEnv !== '') return { raw: fromEnv, origin: 'HOSTCTL_REDIS_URL' };
+  if (profileUrl !== undefined && profileUrl !== '') return { raw: profileUrl, origin: `profile "${profileName}" redisUrl` };
+  return undefined;
+}
+
+/**
+ * The fleet's shared budget store when a Redis URL is set, else undefined (the budget
+ * file, as without a fleet). Loads the Redis client only then. Redis that cannot be used
+ * is one warning and the machine's own budget, or, with HOSTCTL_REDIS_REQUIRED=1, exit 6
+ * before any API request.
+ */
+export async function openFleetStore(o: FleetOptions): Promise<import('./redis.js').RedisStore | undefined> {
+  const setting = redisUrlSetting(o.env, o.profileUrl, o.profileName);
+  if (!setting) return undefined;
+  const target = parseRedisUrl(setting.raw, setting.origin);
+  const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
+  const [{ connectRedis, faultReason, RedisStore }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
+  const file = new FileStore(o.statePath, o.fingerprint, o.now);
+  const unusable = (reason: string): void => {
+    if (required) {
+      throw new NetworkError(
+        `The shared store at ${target.where} cannot be used: ${reason}; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`,
+        'Check that Redis runs and the URL and its password are right, or unset HOSTCTL_REDIS_REQUIRED to fall back to this machine\'s own budget.',
+      );
+    }
+    o.warn(`the shared store at ${target.where} cannot be used (${reason}); this run uses this machine's own rate budget.`);
+  };
+  try {
+    const link = await connectRedis(target);
+    return new RedisStore(link, redisKeys(o.fingerprint), file, unusable);
+  } catch (err) {
+    unusable(faultReason(err, target));
+    return undefined;
+  }
+}

@@ -1,0 +1,245 @@
+// Issue 26: one rate budget across machines, in Redis. Real hostctl processes (the built
+// CLI), each "machine" with its own config dir, state and home, one token, against the
+// sandbox and a real redis-server started for this file (test/support/redis.ts). Judged
+// from the sandbox's own request log and exit codes; no timing is asserted.
+
+import { execFileSync } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
+
+const skip = redisUnavailable();
+if (skip) console.warn(`skipping the fleet tests: ${skip}`);
+
+const MACHINES = 4;
+const COMMANDS = 8;
+const args = ['apps', 'list', '--limit', '1', '--json'];
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const dirs: { path: string; cleanup(): void }[] = [];
+
+beforeAll(async () => {
+  if (skip) return;
+  sandbox = await startSandbox(['--rate-limit', '10', '--window', '5']);
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+  await sandbox?.stop();
+  for (const d of dirs) d.cleanup();
+});
+
+/** A machine of its own: config dir (state, budget file) and home. */
+function machine(env: Record<string, string>): Record<string, string> {
+  const dir = tmpDir('hostctl-fleet-');
+  dirs.push(dir);
+  return { ...env, HOSTCTL_CONFIG_DIR: `${dir.path}/config`, HOME: `${dir.path}/home`, XDG_CONFIG_HOME: `${dir.path}/xdg-config`, XDG_CACHE_HOME: `${dir.path}/xdg-cache`, XDG_STATE_HOME: `${dir.path}/xdg-state` };
+}
+
+/** `MACHINES` machines each running `COMMANDS` commands one after another, all machines at once; `after` runs after each command. */
+async function fleet(env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
+  let done = 0;
+  const runs = await Promise.all(
+    Array.from({ length: MACHINES }, async () => {
+      const m = machine(env);
+      const results: RunResult[] = [];
+      for (let i = 0; i < COMMANDS; i++) {
+        results.push(await runCli(args, { env: m, timeoutMs: 120_000 }));
+        await after?.(++done);
+      }
+      return results;
+    }),
+  );
+  return runs.flat();
+}
+
+describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {
+  it('not one 429, every command exits 0; Redis holds the budget under the fingerprint, never the token', { timeout: 180_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet');
+    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url });
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    for (const r of results) expect(r.stderr).not.toContain('warning');
+    const mine = (await admin.requests()).filter((r) => r.token === 'fleet');
+    expect(mine.filter((r) => r.status === 429)).toEqual([]);
+    expect(mine).toHaveLength(MACHINES * COMMANDS);
+
+    const held = await redis.dump();
+    expect(held.length).toBeGreaterThan(0);
+    for (const { key, value } of held) {
+      expect(key).toMatch(/^hostctl:\{[0-9a-f]{64}\}:/);
+      expect(key).not.toContain(token);
+      expect(value).not.toContain(token);
+      // Nor any part of it long enough to matter.
+      expect(value).not.toContain(token.slice(-12));
+    }
+  });
+
+  it('Redis killed in the middle: every command still exits 0, after one warning naming the store', { timeout: 180_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-killed');
+    const doomed = await startRedis();
+    let killed = false;
+    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: doomed.url }, async (done) => {
+      if (done >= 10 && !killed) {
+        killed = true;
+        await doomed.kill();
+      }
+    });
+    expect(killed).toBe(true);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const warned = results.filter((r) => r.stderr.includes(`hostctl: warning: the shared store at 127.0.0.1:${doomed.port} cannot be used`));
+    expect(warned.length).toBeGreaterThan(0);
+    // One line each, not one per request.
+    for (const r of warned) expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+  });
+
+  it('HOSTCTL_REDIS_REQUIRED=1 and no Redis: exit 6 naming host:port, before any API request', async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-required');
+    const port = await freePort();
+    const r = await runCli(args, { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0`, HOSTCTL_REDIS_REQUIRED: '1' }) });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain(`hostctl: The shared store at 127.0.0.1:${port} cannot be used: connection refused`);
+    expect((await admin.requests()).filter((q) => q.token === 'fleet-required')).toEqual([]);
+  });
+
+  it('a password Redis refuses is a warning that never shows it, also with -v; the right one is used', async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-password');
+    const locked = await startRedis(['--requirepass', 'right-horse-battery'], { password: 'right-horse-battery' });
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
+      const wrong = await runCli(['-v', ...args], { env: machine({ ...env, HOSTCTL_REDIS_URL: `redis://:wrong-staple-pw@127.0.0.1:${locked.port}/0` }) });
+      expect(wrong.code, wrong.stderr).toBe(0);
+      expect(wrong.stderr).toContain(`the shared store at 127.0.0.1:${locked.port} cannot be used (the password was refused)`);
+      expect(wrong.stderr + wrong.stdout).not.toContain('wrong-staple-pw');
+      const right = await runCli(['-v', ...args], { env: machine({ ...env, HOSTCTL_REDIS_URL: locked.url }) });
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stderr).not.toContain('warning');
+      expect(right.stderr + right.stdout).not.toContain('right-horse-battery');
+      expect((await locked.dump()).map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+    } finally {
+      await locked.stop();
+    }
+  });
+
+  it('plain redis:// to a host that is not this machine is refused (exit 2) naming rediss://', async () => {
+    const r = await runCli(args, { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: 'tok_x', HOSTCTL_REDIS_URL: 'redis://:pw-secret@cache.example.invalid:6379/0' }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('rediss://cache.example.invalid:6379');
+    expect(r.stderr).not.toContain('pw-secret');
+  });
+
+  it('rediss:// to redis-server\'s own TLS port, its test CA given as NODE_EXTRA_CA_CERTS; without the CA, a warning and the machine\'s budget', { timeout: 60_000 }, async () => {
+    const pki = tmpDir('hostctl-fleet-tls-');
+    dirs.push(pki);
+    const at = (f: string) => join(pki.path, f);
+    const openssl = (...a: string[]) => execFileSync('openssl', a, { cwd: pki.path, stdio: 'ignore' });
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=hostctl fleet test CA');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    writeFileSync(at('ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext');
+    const tlsPort = await freePort();
+    const tls = await startRedis(['--port', '0', '--tls-port', String(tlsPort), '--tls-cert-file', at('server.crt'), '--tls-key-file', at('server.key'), '--tls-ca-cert-file', at('ca.crt'), '--tls-auth-clients', 'no'], { port: tlsPort });
+    try {
+      const admin = sandboxAdmin(sandbox);
+      const token = await admin.newToken('fleet-tls');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
+      const trusted = await runCli(args, { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(trusted.stderr).toBe('');
+      // The shared budget now knows the window: a second machine's -R reads its rate state from Redis.
+      const second = await runCli(['-R', ...args], { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/8\/10 requests left/);
+      const untrusted = await runCli(args, { env: machine(env) });
+      expect(untrusted.code, untrusted.stderr).toBe(0);
+      expect(untrusted.stderr).toContain(`hostctl: warning: the shared store at localhost:${tlsPort} cannot be used (TLS failed`);
+    } finally {
+      await tls.stop();
+    }
+  });
+
+  it('rate-limit on another machine says the budget is in Redis (host:port, no password) and what the fleet spent', { timeout: 60_000 }, async () => {
+    // A long window, so that the count does not change while the test looks.
+    const slow = await startSandbox(['--rate-limit', '50', '--window', '600']);
+    const locked = await startRedis(['--requirepass', 'pw-fleet-7'], { password: 'pw-fleet-7' });
+    try {
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: slow.token, HOSTCTL_REDIS_URL: locked.url };
+      const a = machine(env);
+      for (let i = 0; i < 3; i++) expect((await runCli(args, { env: a })).code).toBe(0);
+      const b = machine(env);
+      const text = await runCli(['rate-limit', '-o', 'table'], { env: b });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`Budget: shared in Redis at 127.0.0.1:${locked.port}; the fleet spent 3 of 50 requests in the window; 0 interactive commands waiting.`);
+      expect(text.stdout).toMatch(/^Rate limit: 47\/50 requests left/);
+      const json = await runCli(['rate-limit', '--json'], { env: b });
+      expect(JSON.parse(json.stdout)).toMatchObject({ remaining: 47, budget: { store: 'redis', where: `127.0.0.1:${locked.port}`, spent: 3, waiting: 0 } });
+      expect(text.stdout + text.stderr + json.stdout + json.stderr).not.toContain('pw-fleet-7');
+    } finally {
+      await locked.stop();
+      await slow.stop();
+    }
+  });
+
+  it('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under the fingerprint, not the token', { timeout: 60_000 }, async () => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('fleet-cache');
+    const store = await startRedis();
+    try {
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: store.url };
+      const runs = await Promise.all(Array.from({ length: MACHINES }, () => runCli(['apps', 'list', '--cache', '1m', '--json'], { env: machine(env) })));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      // Every machine printed the same list.
+      expect(new Set(runs.map((r) => r.stdout)).size).toBe(1);
+      expect(JSON.parse(runs[0]!.stdout)).not.toEqual([]);
+      expect((await admin.requests()).filter((q) => q.token === 'fleet-cache')).toHaveLength(1);
+      const held = await store.dump();
+      expect(held.some((e) => /:cache:/.test(e.key))).toBe(true);
+      for (const { key, value } of held) {
+        expect(key).toMatch(/^hostctl:\{[0-9a-f]{64}\}:/);
+        expect(key + value).not.toContain(token);
+      }
+      // An entry lapses: every cache key has a TTL.
+      const c = store.client();
+      for (const { key } of held) expect(await c.pttl(key)).toBeGreaterThan(0);
+    } finally {
+      await store.stop();
+    }
+  });
+
+  it('rate-limit -R with Redis unreachable: one warning line for the run, exit 0', async () => {
+    const port = await freePort();
+    const r = await runCli(['rate-limit', '-R', '-o', 'table'], { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+    expect(r.stdout).not.toContain('Budget: shared');
+  });
+
+  it('a Redis that accepts and never answers, and one out of memory: one warning naming the reason each, exit 0, nothing hangs', { timeout: 60_000 }, async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const full = await startRedis(['--maxmemory', '1', '--maxmemory-policy', 'noeviction']);
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
+      const slow = await runCli(args, { env: machine({ ...env, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0` }) });
+      expect(slow.code, slow.stderr).toBe(0);
+      expect(slow.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${port} cannot be used (no answer within 500 ms)`);
+      const oom = await runCli(args, { env: machine({ ...env, HOSTCTL_REDIS_URL: full.url }) });
+      expect(oom.code, oom.stderr).toBe(0);
+      expect(oom.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${full.port} cannot be used (Redis is out of memory)`);
+      expect(oom.stderr.match(/warning:/g)).toHaveLength(1);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+      await full.stop();
+    }
+  });
+});

@@ -1,0 +1,100 @@
+// A real redis-server for the fleet tests (src/http/redis.ts): one per test file, on a free
+// loopback port, with persistence off, stopped after. Never a mock. Where redis-server is
+// missing the tests skip with the reason, except under CI, where they must run.
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { Redis } from 'ioredis';
+
+/** Why the fleet tests cannot run here, or undefined. Under CI nothing is a reason: they run (and fail). */
+export function redisUnavailable(): string | undefined {
+  if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') return undefined;
+  const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? undefined : 'redis-server is not installed (Debian: apt-get install redis-server)';
+}
+
+/** A port free on 127.0.0.1 now (the OS's choice). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+export interface RedisServer {
+  port: number;
+  /** redis://127.0.0.1:port/0 (with `password` when one was set). */
+  url: string;
+  /** A client of the test's own, for looking at what Redis holds. */
+  client(): Redis;
+  /** Everything Redis holds: each key with its value as text. */
+  dump(): Promise<{ key: string; value: string }[]>;
+  /** Kills the server at once (SIGKILL), as a crash would. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts redis-server with `extra` arguments (e.g. --requirepass, TLS), and waits until it accepts connections. */
+export async function startRedis(extra: string[] = [], o: { password?: string; port?: number } = {}): Promise<RedisServer> {
+  const port = o.port ?? (await freePort());
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (log += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (log += d));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited: ${log}`);
+    const up = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not listen on ${port} within 10 s: ${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const auth = o.password === undefined ? '' : `:${encodeURIComponent(o.password)}@`;
+  const clients: Redis[] = [];
+  const client = () => {
+    const c = new Redis({ host: '127.0.0.1', port, password: o.password, lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    c.on('error', () => undefined);
+    clients.push(c);
+    return c;
+  };
+  const stop = async () => {
+    for (const c of clients) c.disconnect();
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  return {
+    port,
+    url: `redis://${auth}127.0.0.1:${port}/0`,
+    client,
+    async dump() {
+      const c = client();
+      const out: { key: string; value: string }[] = [];
+      for (const key of await c.keys('*')) {
+        const type = await c.type(key);
+        const value = type === 'string' ? await c.get(key) : type === 'hash' ? JSON.stringify(await c.hgetall(key)) : JSON.stringify(await c.dump(key));
+        out.push({ key, value: value ?? '' });
+      }
+      return out;
+    },
+    async kill() {
+      for (const c of clients) c.disconnect();
+      child.kill('SIGKILL');
+      await exited;
+    },
+    stop,
+  };
+}

@@ -1,0 +1,108 @@
+// The fleet's budget store (src/http/redis.ts) against a real redis-server started for this
+// file: updates are atomic across connections, `now` is Redis's clock, and a fault is one
+// report and the file from then on.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Budget, FileStore, type BudgetData } from '../../src/http/budget.js';
+import { redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
+import { connectRedis, RedisStore } from '../../src/http/redis.js';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
+
+const skip = redisUnavailable();
+if (skip) console.warn(`skipping the Redis store tests: ${skip}`);
+
+let redis: RedisServer;
+const dir = mkdtempSync(join(tmpdir(), 'hostctl-redis-store-'));
+beforeAll(async () => {
+  if (!skip) redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function store(fp: string, faults: string[] = []): Promise<RedisStore> {
+  const link = await connectRedis(parseRedisUrl(redis.url, 'test'));
+  return new RedisStore(link, redisKeys(fp), new FileStore(join(dir, fp, 'state.json'), fp), (why) => faults.push(why));
+}
+
+describe.skipIf(skip !== undefined)('RedisStore', () => {
+  it('updates from several connections at once lose none: each is one atomic step', async () => {
+    const stores = await Promise.all([1, 2, 3, 4].map(() => store('atomic')));
+    try {
+      const add = (s: RedisStore, n: number) => s.update((d: BudgetData, now) => ({ data: { ...d, sends: [...d.sends, [now + n, now + n]] }, result: undefined }), undefined);
+      await Promise.all(stores.flatMap((s, i) => Array.from({ length: 10 }, (_, k) => add(s, i * 100 + k))));
+      expect((await stores[0]!.read()).sends).toHaveLength(40);
+    } finally {
+      for (const s of stores) s.close();
+    }
+  });
+
+  it('`now` is Redis\'s clock: a machine an hour fast reserves at Redis\'s time', async () => {
+    const real = Date.now();
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => real + 3_600_000);
+    const s = await store('clock');
+    try {
+      const seen = await s.update((_d, now) => ({ result: now }), 0);
+      expect(Math.abs(seen - real)).toBeLessThan(10_000);
+      expect(Math.abs(s.now() - real)).toBeLessThan(10_000);
+    } finally {
+      spy.mockRestore();
+      s.close();
+    }
+  });
+
+  it('two Budgets on two connections share one window: the second sees the first one\'s reservation', async () => {
+    const [a, b] = [new Budget(await store('shared')), new Budget(await store('shared'))];
+    try {
+      const first = await a.tryReserve();
+      expect('sentAt' in first && first.probe).toBe(true);
+      await a.observe({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' }, 'sentAt' in first ? first.sentAt : 0, false);
+      const second = await b.tryReserve();
+      expect('waitMs' in second && second.waitMs).toBeGreaterThan(4_000);
+    } finally {
+      (a.store as RedisStore).close();
+      (b.store as RedisStore).close();
+    }
+  });
+
+  it('a fault is reported once, and the machine\'s file takes over', async () => {
+    const faults: string[] = [];
+    const doomed = await startRedis();
+    const link = await connectRedis(parseRedisUrl(doomed.url, 'test'));
+    const s = new RedisStore(link, redisKeys('fault'), new FileStore(join(dir, 'fault', 'state.json'), 'fault'), (why) => faults.push(why));
+    await doomed.kill();
+    const write = (n: number) => s.update((d: BudgetData) => ({ data: { ...d, limit: n }, result: n }), -1);
+    expect(await write(5)).toBe(5);
+    expect(await write(6)).toBe(6);
+    expect(faults).toHaveLength(1);
+    expect(s.where).toBe(join(dir, 'fault', 'budget', 'fault.json'));
+    expect((await s.read()).limit).toBe(6);
+  });
+});
+
+describe.skipIf(skip !== undefined)('the rules in Redis are the file\'s', () => {
+  it('a 429 seen on one machine blocks another until its Retry-After; a dead interactive waiter lapses after its grace', async () => {
+    const a = new Budget(await store('blocked'));
+    const b = new Budget(await store('blocked'), 'interactive');
+    const c = new Budget(await store('blocked'));
+    try {
+      const first = await a.tryReserve();
+      if (!('sentAt' in first)) throw new Error('the first reservation must succeed');
+      await a.on429(first.sentAt, 3_000);
+      const blocked = await c.tryReserve();
+      expect('waitMs' in blocked && blocked.waitMs).toBeGreaterThan(2_000);
+      // The interactive one registers as a waiter; its claim lapses by its wake-up plus the grace.
+      await b.tryReserve();
+      const d = await (c.store as RedisStore).read();
+      const lapses = Object.values(d.waiters ?? {});
+      expect(lapses).toHaveLength(1);
+      expect(lapses[0]! - c.store.now()).toBeLessThanOrEqual(3_000 + 1_000 + 100);
+    } finally {
+      for (const x of [a, b, c]) (x.store as RedisStore).close();
+    }
+  });
+});
