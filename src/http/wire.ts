@@ -58,6 +58,8 @@ export class Wire {
   private dispatcher?: Dispatcher;
   private proxyDispatcher?: Dispatcher;
   private proxyKey?: string;
+  /** The turn in which undici gives the last answer's connection back to its pool (send()). */
+  private returning?: Promise<unknown>;
   /** Tunnels through the proxy: one attempt per exchange (proxy.ts). */
   private readonly proxyGate = new ProxyGate();
 
@@ -70,6 +72,10 @@ export class Wire {
    * corporate proxy set).
    */
   async ready(url: URL): Promise<{ undici: Undici; dispatcher: Dispatcher; proxy?: ProxyChoice }> {
+    if (this.returning) {
+      await this.returning;
+      this.returning = undefined;
+    }
     // Chosen before undici loads: a malformed variable is a usage error with nothing sent.
     const proxy = proxyFor(url, this.o.env);
     const undici = await loadUndici();
@@ -132,9 +138,10 @@ export class Wire {
       const text = await readBody(res.body, a, headers, ok || keepErrorBody ? MAX_BODY_BYTES : MAX_ERROR_BODY_BYTES, ok || keepErrorBody);
       // undici hands a finished connection back to its pool one event-loop turn later
       // (setImmediate): a next request sent sooner, as a page walk sends it, would open a
-      // second connection and the walk would alternate between two. One turn costs
-      // microseconds.
-      await new Promise((resolve) => setImmediate(resolve));
+      // second connection and the walk would alternate between two. The next request waits
+      // for that turn in ready(), which the budget calls before it reserves a slot: a
+      // reserved request goes out at once. One turn costs microseconds.
+      this.returning = new Promise((resolve) => setImmediate(resolve));
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;
