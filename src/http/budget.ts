@@ -290,11 +290,17 @@ export function observe(d: BudgetData, headers: Record<string, string>, sentAt: 
  * later, by when the answer is written. The answer must change neither the limit nor the
  * window, and say that no other machine spends in the window, as the budget already knew
  * (`d`: the budget as this process last wrote it; other processes' sends only add to what
- * counts as ours, so a foreign count of 0 from it is 0 in the file too). A probe's answer
- * is never folded (the others wait for it).
+ * counts as ours, so a foreign count of 0 from it is 0 in the file too), and half the
+ * window must still be free. A probe's answer is never folded (the others wait for it).
  */
 export function quietAnswer(d: BudgetData, headers: Record<string, string>, sentAt: number, now: number): boolean {
   if (d.windowMs === undefined || d.limit === undefined || now - sentAt >= d.windowMs / 2 || (d.view?.foreign ?? 0) !== 0) return false;
+  // Only while half the window is free: near the limit the others need every answer's
+  // time at once, since a slot they predict free must be free at the server (a process
+  // paused between reservation and answer, or a clock that jumps, would otherwise let
+  // them send into a window the server still counts full).
+  const room = slots(d, now);
+  if (!('free' in room) || room.free === undefined || room.free < d.limit / 2) return false;
   const next = observe(d, headers, sentAt, now);
   return next.windowMs === d.windowMs && next.limit === d.limit && next.view !== undefined && next.view.foreign === 0;
 }

@@ -312,6 +312,16 @@ describe('folding an answer into the next update', () => {
     expect(quietAnswer(d, headers(10, 9, 4), T0 + 100, T0 + 101)).toBe(false);
   });
 
+  it('only while half the window is free: near the limit every answer is written at once', () => {
+    // 10 a window: with 5 counted (the one learnt from, and 4 more) half is still free.
+    let d = known();
+    for (let i = 1; i <= 4; i++) d = reserve(d, T0 + 100 * i);
+    expect(quietAnswer(d, headers(10, 5, 5), T0 + 400, T0 + 401)).toBe(true);
+    // One more, and fewer than half are free: the others need this answer's time now.
+    d = reserve(d, T0 + 500);
+    expect(quietAnswer(d, headers(10, 4, 5), T0 + 500, T0 + 501)).toBe(false);
+  });
+
   it('BudgetFile: a quiet answer is written with the next reservation, or by flush(); a loud one at once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
     dirs.push(dir);
