@@ -16,7 +16,8 @@ if (skip) console.warn(`skipping the fleet tests: ${skip}`);
 
 const MACHINES = 4;
 const COMMANDS = 8;
-const args = ['apps', 'list', '--limit', '1', '--json'];
+// Plain output: these tests read the warnings' and errors' text (under --json they are JSON lines).
+const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
 
 let sandbox: Sandbox;
 let redis: RedisServer;
