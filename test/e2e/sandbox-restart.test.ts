@@ -5,20 +5,11 @@
 // test/cli/auth.test.ts.)
 
 import { readFileSync, mkdirSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, runProcess, tmpDir } from '../support/cli.js';
 import { snippets } from '../support/snippets.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { freePort } from '../support/servers.js';
 
 describe("the README's sandbox across restarts", () => {
   it('the recipe runs; after a restart with the same flags the one login still works', async () => {

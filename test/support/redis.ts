@@ -3,25 +3,20 @@
 // missing the tests skip with the reason, except under CI, where they must run.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
+import { underCI } from './ci.js';
+import { freePort } from './servers.js';
+
+export { freePort };
 
 /** Why the fleet tests cannot run here, or undefined. Under CI nothing is a reason: they run (and fail). */
 export function redisUnavailable(): string | undefined {
-  if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') return undefined;
+  if (underCI()) return undefined;
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   return r.status === 0 ? undefined : 'redis-server is not installed (Debian: apt-get install redis-server)';
 }
 
-/** A port free on 127.0.0.1 now (the OS's choice). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 export interface RedisServer {
   port: number;
