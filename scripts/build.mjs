@@ -115,6 +115,8 @@ const SEPARATE = {
   './sandbox/main.js': ['sandbox', './src/sandbox/main.ts'],
   // `hostctl help <topic>`: the topics' texts, which no other command reads.
   '../help/run.js': ['help', './src/help/run.ts'],
+  // `hostctl mcp`: the MCP SDK, which no other command loads.
+  './stdio-server.js': ['mcp', './src/mcp/stdio-server.ts'],
 };
 
 async function buildSeparate() {

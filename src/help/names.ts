@@ -6,6 +6,7 @@ export const HELP_TOPICS: Readonly<Record<string, string>> = {
   'exit-codes': 'What each exit code means, for scripts',
   formatting: 'Output formats, --fields, and colour',
   'rate-limit': "The platform's rate limit, and how hostctl paces itself",
+  mcp: 'hostctl mcp: the API for coding agents (Model Context Protocol)',
   sandbox: 'A local copy of the platform to try hostctl on',
   accessibility: 'Output for screen readers and plain terminals (HOSTCTL_ACCESSIBLE)',
 };
