@@ -262,7 +262,7 @@ export class Tools {
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
     const http = await this.ctx.http();
-    const [{ walkPages }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource.js'), this.shaper(a.fields)]);
+    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource.js'), this.shaper(a.fields)]);
     const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
     // A cursor's page is on this run's origin: the client refuses any other before sending.
     http.resolveUrl(start);
@@ -270,6 +270,7 @@ export class Tools {
     const items: unknown[] = [];
     let bytes = 0;
     let pageUrl = '';
+    let nextUrl: string | undefined;
     let more = false;
     let next: Cursor | undefined;
     let note: string | undefined;
@@ -279,6 +280,13 @@ export class Tools {
       all: true,
       onResponse: (res) => {
         pageUrl = res.url.href;
+        // The page after this one, where the server names it: a cursor there costs no
+        // request for a page already returned.
+        try {
+          nextUrl = pageOf(res.json(), res.headers, res.url, { strict: false }).next?.href;
+        } catch {
+          nextUrl = undefined;
+        }
       },
       onPage: (_n, _count, rest) => {
         more = rest.next || rest.full;
@@ -302,8 +310,10 @@ export class Tools {
         items.push(item);
         bytes += size;
       }
-      if (onePage || items.length >= want) {
-        if (more) next = { r: resource.name, f: filterKey, u: pageUrl, s: page.length };
+      // A cursor at the very end of a page skips all of it: the walk goes on to the next.
+      if ((onePage && items.length > 0) || items.length >= want) {
+        if (nextUrl !== undefined) next = { r: resource.name, f: filterKey, u: nextUrl, s: 0 };
+        else if (more) next = { r: resource.name, f: filterKey, u: pageUrl, s: page.length };
         break;
       }
     }

@@ -1,0 +1,273 @@
+// `hostctl mcp` as agents meet it: the built CLI as a child process, spoken to by the MCP
+// SDK's own client over stdio, and once by raw JSON-RPC lines with no SDK at all, against
+// a sandbox started in this worker. Every byte the server writes is searched for the token.
+
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Ajv } from 'ajv';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, baseEnv, ROOT, sandboxAdmin, tmpDir } from '../support/cli.js';
+import { closedPort, startAlt } from '../support/servers.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+
+interface Session {
+  client: Client;
+  /** Everything the server wrote to stdout and stderr so far. */
+  written(): string;
+  close(): Promise<void>;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A config dir and HOME of its own, and the env that points hostctl at `baseUrl` with `token`. */
+function world(baseUrl: string, token: string): Record<string, string> {
+  const dir = tmpDir('hostctl-mcp-');
+  cleanups.push(() => dir.cleanup());
+  return { HOME: dir.path, HOSTCTL_CONFIG_DIR: join(dir.path, 'config'), XDG_CACHE_HOME: join(dir.path, 'cache'), HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token };
+}
+
+/**
+ * `hostctl mcp` under the SDK's client. Its stdout passes through tee into a file on the
+ * way, so that the test sees every byte the server wrote, not only what the SDK parsed.
+ */
+async function connect(env: Record<string, string>, args: string[] = []): Promise<Session> {
+  const dir = tmpDir('hostctl-mcp-out-');
+  const out = join(dir.path, 'stdout');
+  writeFileSync(out, '');
+  const quoted = [process.execPath, BIN, ...args, 'mcp'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const transport = new StdioClientTransport({
+    command: 'sh',
+    args: ['-c', `${quoted} | tee -a '${out}'`],
+    env: baseEnv(env) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const client = new Client({ name: 'hostctl-test', version: '1' });
+  await client.connect(transport);
+  const session: Session = {
+    client,
+    written: () => readFileSync(out, 'utf8') + stderr,
+    close: async () => {
+      await client.close();
+      dir.cleanup();
+    },
+  };
+  cleanups.push(() => session.close());
+  return session;
+}
+
+interface ToolText {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  json: Record<string, unknown>;
+}
+
+async function call(s: Session, name: string, args: Record<string, unknown> = {}, onprogress?: () => void): Promise<ToolText> {
+  const r = await s.client.callTool({ name, arguments: args }, undefined, { onprogress, timeout: 60_000 });
+  const content = r.content as { type: string; text: string }[];
+  expect(content[0]?.type).toBe('text');
+  return { isError: r.isError === true, structuredContent: r.structuredContent as Record<string, unknown> | undefined, json: JSON.parse(content[0]?.text ?? '') as Record<string, unknown> };
+}
+
+function errorOf(r: ToolText): Record<string, unknown> {
+  expect(r.isError).toBe(true);
+  return r.json.error as Record<string, unknown>;
+}
+
+describe('hostctl mcp under the SDK client', () => {
+  let sandbox: LocalSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
+  });
+  afterAll(() => sandbox.stop());
+
+  it('initializes, lists tools whose schemas are valid JSON Schema, and answers every tool', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    expect(s.client.getServerVersion()?.name).toBe('hostctl');
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['auth_status', 'get_objects', 'list_objects', 'rate_limit', 'wait_for']);
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true });
+    for (const t of tools) {
+      expect(ajv.validateSchema(t.inputSchema), `${t.name} input`).toBe(true);
+      expect(ajv.validateSchema(t.outputSchema ?? {}), `${t.name} output`).toBe(true);
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.description?.split('\n')).toHaveLength(1);
+    }
+
+    const list = await call(s, 'list_objects', { resource: 'apps', limit: 3 });
+    expect(list.isError).toBe(false);
+    const apps = list.json.items as Record<string, unknown>[];
+    expect(apps).toHaveLength(3);
+    expect(list.structuredContent).toEqual(list.json);
+    expect(typeof list.json.nextCursor).toBe('string');
+    for (const app of apps) expect(Object.keys(app).filter((k) => k.startsWith('@'))).toEqual([]);
+
+    const ids = apps.map((a) => String(a.publicId));
+    const got = await call(s, 'get_objects', { resource: 'apps', ids: [...ids, 'ap-0000000000'], fields: ['publicId', 'status'] });
+    expect((got.json.items as unknown[]).map((i) => (i as { publicId: string }).publicId)).toEqual(ids);
+    expect(Object.keys((got.json.items as object[])[0] ?? {})).toEqual(['publicId', 'status']);
+    expect(got.json.notFound).toEqual(['ap-0000000000']);
+
+    const first = apps[0] as { publicId: string; status: string };
+    const waited = await call(s, 'wait_for', { resource: 'apps', ids: [first.publicId], for: [`status=${first.status}`] });
+    expect(waited.json).toMatchObject({ met: true, rounds: 1 });
+
+    const rate = await call(s, 'rate_limit');
+    expect(rate.json.limit).toBe(100_000);
+    expect(typeof rate.json.remaining).toBe('number');
+
+    const auth = await call(s, 'auth_status');
+    expect(auth.json).toEqual({ profile: 'default', baseUrl: sandbox.baseUrl, tokenSource: 'env', tokenLastFour: sandbox.token.slice(-4), rejected: false });
+
+    const bad = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['not an id'] }));
+    expect(bad.code).toBe('usage');
+    expect(typeof bad.hint).toBe('string');
+    // The server is still there after a bad call.
+    expect((await call(s, 'rate_limit')).isError).toBe(false);
+    expect(s.written()).not.toContain(sandbox.token);
+  });
+
+  it('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async () => {
+    // The independent server, which sends a page of any size (the sandbox stops at 100).
+    const alt = await startAlt({ pageSize: 1000, limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    await alt.plant('teams', Array.from({ length: 1000 }, (_, i) => ({ publicId: `mcp${String(i).padStart(5, '0')}`, name: `Team ${i}` })));
+    const s = await connect(world(alt.baseUrl, alt.token));
+    await alt.clearRequests();
+    const page = await call(s, 'list_objects', { resource: 'teams' });
+    const items = page.json.items as { publicId: string }[];
+    expect(items).toHaveLength(100);
+    expect(String(page.json.note)).toMatch(/nextCursor/);
+    const next = await call(s, 'list_objects', { resource: 'teams', cursor: page.json.nextCursor });
+    const more = next.json.items as { publicId: string }[];
+    expect(more).toHaveLength(100);
+    // One request each: the 1,000-object page, then the same page again for the second hundred.
+    expect(await alt.requests()).toHaveLength(2);
+    const all = await alt.all('teams');
+    expect([...items, ...more].map((i) => i.publicId)).toEqual(all.slice(0, 200).map((t) => t.publicId));
+    const wrong = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: page.json.nextCursor }));
+    expect(wrong.code).toBe('usage');
+    expect(s.written()).not.toContain(alt.token);
+  });
+
+  it('a cursor at the end of a page continues at the next page the server named', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const first = await call(s, 'list_objects', { resource: 'apps', limit: 30 });
+    const second = await call(s, 'list_objects', { resource: 'apps', limit: 30, cursor: first.json.nextCursor });
+    const ids = [...(first.json.items as { publicId: string }[]), ...(second.json.items as { publicId: string }[])].map((a) => a.publicId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const whole = await call(s, 'list_objects', { resource: 'apps', limit: ids.length });
+    expect((whole.json.items as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
+  });
+
+  it('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const list = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
+    const app = (list.json.items as { publicId: string }[])[0]!;
+    let progress = 0;
+    const r = await call(s, 'wait_for', { resource: 'apps', ids: [app.publicId], for: ['status=never-this'], deadline: '1s' }, () => progress++);
+    const error = errorOf(r);
+    expect(error.code).toBe('deadline');
+    expect(error.unmet).toHaveProperty(app.publicId);
+    expect(progress).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('hostctl mcp when things go wrong', () => {
+  it('a rejected token is an auth tool error, and the next call sends nothing', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('agent');
+    await admin.revoke('agent');
+    const s = await connect(world(sandbox.baseUrl, token));
+    const first = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+    expect(first.code).toBe('auth');
+    expect(String(first.hint)).not.toBe('');
+    await admin.clearRequests();
+    const second = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['ap-0000000000'] }));
+    expect(second.code).toBe('auth');
+    expect(await admin.requests()).toEqual([]);
+    const written = s.written();
+    expect(written).not.toContain(token);
+    expect(written).not.toContain(sandbox.token);
+  });
+
+  it('a server that is not there is a network tool error', async () => {
+    const port = await closedPort();
+    const token = 'mcp-test-token-0123456789abcdef';
+    const s = await connect(world(`http://127.0.0.1:${port}/v1`, token), ['--retries', '0']);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+    expect(error.code).toBe('network');
+    expect(s.written()).not.toContain(token);
+  });
+
+  it('a call whose wait for the budget would pass --max-wait is rate_limited with the seconds to wait', async () => {
+    const sandbox = await startSandboxHere({ rateLimit: 1 });
+    cleanups.push(() => sandbox.stop());
+    const s = await connect(world(sandbox.baseUrl, sandbox.token), ['--max-wait', '1']);
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfter).toBeGreaterThan(1);
+    expect(s.written()).not.toContain(sandbox.token);
+  });
+});
+
+describe('hostctl mcp on the wire, with no SDK', () => {
+  it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const waiting: { id: unknown; resolve: (m: Record<string, unknown>) => void }[] = [];
+    const messages: Record<string, unknown>[] = [];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const lines = stdout.split('\n');
+      for (const line of lines.slice(messages.length, -1)) {
+        const m = JSON.parse(line) as Record<string, unknown>;
+        messages.push(m);
+        const w = waiting.findIndex((x) => x.id === m.id);
+        if (w !== -1) waiting.splice(w, 1)[0]?.resolve(m);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const send = (line: string, id: unknown) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const seen = messages.find((m) => m.id === id);
+        if (seen) return resolve(seen);
+        waiting.push({ id, resolve });
+        child.stdin.write(`${line}\n`);
+      });
+
+    const init = await send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), 1);
+    expect(init.result).toMatchObject({ serverInfo: { name: 'hostctl' }, capabilities: { tools: {} } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const list = await send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), 2);
+    expect(((list.result as { tools: { name: string }[] }).tools).map((t) => t.name)).toContain('list_objects');
+    const malformed = await send('{"jsonrpc": "2.0", "id": 3, "method": ', null);
+    expect(malformed.error).toMatchObject({ code: -32700 });
+    const unknown = await send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), 4);
+    expect(unknown.error).toMatchObject({ code: -32602 });
+    const called = await send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_objects', arguments: { resource: 'apps', limit: 2 } } }), 5);
+    const result = called.result as { structuredContent: { items: unknown[] }; content: { text: string }[] };
+    expect(result.structuredContent.items).toHaveLength(2);
+    expect(JSON.parse(result.content[0]?.text ?? '')).toEqual(result.structuredContent);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stdout + stderr).not.toContain(sandbox.token);
+    // Nothing but protocol on stdout: every line is a JSON-RPC message.
+    for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+  });
+});
