@@ -3,7 +3,7 @@
 // a sandbox started in this worker. Every byte the server writes is searched for the token.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -168,6 +168,37 @@ describe('hostctl mcp under the SDK client', () => {
     expect((whole.json.items as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
   });
 
+  it('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    // A hostile or careless API echoing the token back, and a number no double holds.
+    const body = JSON.stringify([{ publicId: id, name: `leak ${sandbox.token} here`, replicas: 0 }]).replace('"replicas":0', '"replicas":12345678901234567890');
+    await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
+    const item = (got.json.items as { name: string }[])[0]!;
+    expect(item.name).toBe(`leak ****${sandbox.token.slice(-4)} here`);
+    const written = s.written();
+    expect(written).not.toContain(sandbox.token);
+    expect(written).toContain('"replicas":12345678901234567890');
+  });
+
+  it('a cancelled wait_for sends no further poll, and the server answers the next call', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const admin = sandboxAdmin(sandbox);
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    await admin.clearRequests();
+    const abort = new AbortController();
+    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'] } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
+    await expect(waiting).rejects.toThrow();
+    expect((await call(s, 'auth_status')).isError).toBe(false);
+    // The poll interval is 5 s: a wait that went on would have polled again within 7 s.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const polls = (await admin.requests()).filter((r) => r.path.endsWith('/apps') && String(r.query).includes('publicId'));
+    expect(polls).toHaveLength(1);
+  }, 20_000);
+
   it('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
     const s = await connect(world(sandbox.baseUrl, sandbox.token));
     const list = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
@@ -201,6 +232,24 @@ describe('hostctl mcp when things go wrong', () => {
     expect(written).not.toContain(sandbox.token);
   });
 
+  it("an agent's requests wait in the shared budget at batch priority, even where a person would be said to wait", async () => {
+    const sandbox = await startSandboxHere({ rateLimit: 1 });
+    cleanups.push(() => sandbox.stop());
+    const env = { ...world(sandbox.baseUrl, sandbox.token), HOSTCTL_INTERACTIVE: '1' };
+    const s = await connect(env);
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
+    const waiting = s.client.callTool({ name: 'list_objects', arguments: { resource: 'apps', limit: 1 } }, undefined, { timeout: 120_000 });
+    waiting.catch(() => undefined);
+    while (!/waiting \d+s before sending/.test(s.written())) await new Promise((resolve) => setTimeout(resolve, 50));
+    // An interactive client that must wait claims the next slot in the budget file (its
+    // waiters); a batch one does not.
+    const dir = join(env.HOSTCTL_CONFIG_DIR, 'budget');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const budget = JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) as { waiters?: Record<string, number> };
+    expect(Object.keys(budget.waiters ?? {})).toEqual([]);
+  });
+
   it('a server that is not there is a network tool error', async () => {
     const port = await closedPort();
     const token = 'mcp-test-token-0123456789abcdef';
@@ -226,7 +275,8 @@ describe('hostctl mcp on the wire, with no SDK', () => {
   it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async () => {
     const sandbox = await startSandboxHere();
     cleanups.push(() => sandbox.stop());
-    const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    // -R: the line the run prints once it has finished, which only a clean end gets to.
+    const child = spawn(process.execPath, [BIN, '-R', 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -266,6 +316,7 @@ describe('hostctl mcp on the wire, with no SDK', () => {
     expect(JSON.parse(result.content[0]?.text ?? '')).toEqual(result.structuredContent);
     child.stdin.end();
     expect(await exited).toBe(0);
+    expect(stderr).toMatch(/Rate limit: /);
     expect(stdout + stderr).not.toContain(sandbox.token);
     // Nothing but protocol on stdout: every line is a JSON-RPC message.
     for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
