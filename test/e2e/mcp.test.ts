@@ -15,9 +15,10 @@ import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js'
 
 interface Session {
   client: Client;
-  /** Everything the server wrote to stdout and stderr so far. */
-  written(): string;
-  close(): Promise<void>;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** Ends the server (closing its stdin), then returns every byte it wrote to stdout and stderr. */
+  end(): Promise<string>;
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -52,15 +53,17 @@ async function connect(env: Record<string, string>, args: string[] = []): Promis
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'hostctl-test', version: '1' });
   await client.connect(transport);
+  let ended: Promise<string> | undefined;
   const session: Session = {
     client,
-    written: () => readFileSync(out, 'utf8') + stderr,
-    close: async () => {
-      await client.close();
-      dir.cleanup();
-    },
+    stderr: () => stderr,
+    // After the client closed, tee has written its file whole (it may pass a line on before writing it).
+    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr)),
   };
-  cleanups.push(() => session.close());
+  cleanups.push(async () => {
+    await session.end();
+    dir.cleanup();
+  });
   return session;
 }
 
@@ -132,7 +135,7 @@ describe('hostctl mcp under the SDK client', () => {
     expect(typeof bad.hint).toBe('string');
     // The server is still there after a bad call.
     expect((await call(s, 'rate_limit')).isError).toBe(false);
-    expect(s.written()).not.toContain(sandbox.token);
+    expect(await s.end()).not.toContain(sandbox.token);
   });
 
   it('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async () => {
@@ -155,7 +158,7 @@ describe('hostctl mcp under the SDK client', () => {
     expect([...items, ...more].map((i) => i.publicId)).toEqual(all.slice(0, 200).map((t) => t.publicId));
     const wrong = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: page.json.nextCursor }));
     expect(wrong.code).toBe('usage');
-    expect(s.written()).not.toContain(alt.token);
+    expect(await s.end()).not.toContain(alt.token);
   });
 
   it('a cursor at the end of a page continues at the next page the server named', async () => {
@@ -178,7 +181,7 @@ describe('hostctl mcp under the SDK client', () => {
     const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
     const item = (got.json.items as { name: string }[])[0]!;
     expect(item.name).toBe(`leak ****${sandbox.token.slice(-4)} here`);
-    const written = s.written();
+    const written = await s.end();
     expect(written).not.toContain(sandbox.token);
     expect(written).toContain('"replicas":12345678901234567890');
   });
@@ -227,7 +230,7 @@ describe('hostctl mcp when things go wrong', () => {
     const second = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['ap-0000000000'] }));
     expect(second.code).toBe('auth');
     expect(await admin.requests()).toEqual([]);
-    const written = s.written();
+    const written = await s.end();
     expect(written).not.toContain(token);
     expect(written).not.toContain(sandbox.token);
   });
@@ -240,7 +243,7 @@ describe('hostctl mcp when things go wrong', () => {
     expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
     const waiting = s.client.callTool({ name: 'list_objects', arguments: { resource: 'apps', limit: 1 } }, undefined, { timeout: 120_000 });
     waiting.catch(() => undefined);
-    while (!/waiting \d+s before sending/.test(s.written())) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!/waiting \d+s before sending/.test(s.stderr())) await new Promise((resolve) => setTimeout(resolve, 50));
     // An interactive client that must wait claims the next slot in the budget file (its
     // waiters); a batch one does not.
     const dir = join(env.HOSTCTL_CONFIG_DIR, 'budget');
@@ -256,7 +259,7 @@ describe('hostctl mcp when things go wrong', () => {
     const s = await connect(world(`http://127.0.0.1:${port}/v1`, token), ['--retries', '0']);
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
     expect(error.code).toBe('network');
-    expect(s.written()).not.toContain(token);
+    expect(await s.end()).not.toContain(token);
   });
 
   it('a call whose wait for the budget would pass --max-wait is rate_limited with the seconds to wait', async () => {
@@ -267,7 +270,7 @@ describe('hostctl mcp when things go wrong', () => {
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
     expect(error.code).toBe('rate_limited');
     expect(error.retryAfter).toBeGreaterThan(1);
-    expect(s.written()).not.toContain(sandbox.token);
+    expect(await s.end()).not.toContain(sandbox.token);
   });
 });
 
