@@ -149,6 +149,10 @@ Its tools are read-only:
   wait_for       polls until every object meets every condition: one request a round
   rate_limit     the last rate-limit state seen: no request
   auth_status    profile, base URL, token source, last four characters: no request
+  list_operations  the API reference's operations: no request while hostctl's copy is
+                 under a day old, else one
+  call_operation   one GET or HEAD, by operationId or path: one request; anything
+                 that writes is refused
 
 The token never reaches the agent: every byte goes through the same scrubbing as any
 command's output, and no tool prints it. A token the API rejects is not sent again (a

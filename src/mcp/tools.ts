@@ -84,6 +84,22 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: object({ met: { type: 'boolean' }, rounds: { type: 'integer' }, items: anyObjects }, ['met', 'rounds', 'items']),
   },
   {
+    name: 'list_operations',
+    description: "The API reference's operations (operationId, method, path, parameters); no request while hostctl's copy is under a day old, else one.",
+    inputSchema: object({}),
+    outputSchema: object({ operations: anyObjects, note: { type: 'string' } }, ['operations']),
+  },
+  {
+    name: 'call_operation',
+    description: 'One GET or HEAD request, by operationId (path parameters from params) or by path; the rest of params go to the query.',
+    inputSchema: object({
+      operationId: str('an operationId from list_operations'),
+      path: str('a path under the base URL, e.g. /apps/ap-1a2b3c4d5e'),
+      params: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'path parameters and query parameters' },
+    }),
+    outputSchema: object({ status: { type: 'integer' }, body: {}, bodyBytes: { type: 'integer' }, note: { type: 'string' } }, ['status']),
+  },
+  {
     name: 'rate_limit',
     description: 'The last rate-limit state seen for this token (limit, remaining, reset); sends no request.',
     inputSchema: object({}),
@@ -149,6 +165,9 @@ function typeProblem(schema: Record<string, unknown>, value: unknown): string | 
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) return 'must be a list of non-empty strings';
       if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `needs at least ${schema.minItems}`;
       if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `takes at most ${schema.maxItems}`;
+      return undefined;
+    case 'object':
+      if (!isRecord(value) || Object.values(value).some((v) => !['string', 'number', 'boolean'].includes(typeof v))) return 'must be an object of strings, numbers and booleans';
       return undefined;
     default:
       return undefined;
@@ -218,6 +237,10 @@ export class Tools {
         return this.waitFor(a, call);
       case 'rate_limit':
         return this.rateLimit();
+      case 'list_operations':
+        return this.listOperations();
+      case 'call_operation':
+        return this.callOperation(a);
       default:
         return this.authStatus();
     }
@@ -391,6 +414,61 @@ export class Tools {
       if (err instanceof DeadlineError) throw new DeadlineError(err.message, 'Call wait_for again, or with a later deadline, to wait longer.', { unmet: err.unmet });
       throw err;
     }
+  }
+
+  private async listOperations(): Promise<Record<string, unknown>> {
+    const { currentReference } = await import('../reference/reference.js');
+    const ref = await currentReference(this.ctx, this.ctx.clock.now());
+    const operations: unknown[] = [];
+    let bytes = 0;
+    for (const op of ref.operations) {
+      const entry = { operationId: op.operationId, method: op.method, path: op.path, summary: op.summary, parameters: op.parameters };
+      const size = Buffer.byteLength(this.stringify(entry)) + 1;
+      if (bytes + size > MAX_RESULT_BYTES) {
+        return { operations, note: `${ref.operations.length - operations.length} more operations were left out: the result is capped at ${MAX_RESULT_BYTES} bytes; run "hostctl docs --operations" for all.` };
+      }
+      operations.push(entry);
+      bytes += size;
+    }
+    return { operations };
+  }
+
+  private async callOperation(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const hasId = typeof a.operationId === 'string';
+    if (hasId === (typeof a.path === 'string')) throw new UsageError('call_operation takes either operationId or path.', 'Pass one of them: {"operationId": "…"} or {"path": "/apps"}.');
+    const params = new Map(Object.entries((a.params ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, String(v)]));
+    let method = 'GET';
+    let path = String(a.path ?? '');
+    if (hasId) {
+      const [{ lookupOperation }, { fillPath, pathParameters, shown }] = await Promise.all([import('../reference/reference.js'), import('../reference/operations.js')]);
+      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now());
+      if (op.method !== 'GET' && op.method !== 'HEAD') {
+        throw new UsageError(`${shown(String(a.operationId))} is a ${op.method}: the MCP server only reads (GET and HEAD).`, 'Use hostctl api at a terminal for anything that changes the platform.');
+      }
+      const names = pathParameters(op);
+      const missing = names.filter((n) => !params.has(n));
+      if (missing.length > 0) throw new UsageError(`${shown(String(a.operationId))} needs the path parameters ${missing.map(shown).join(', ')}.`, `Pass them in params: {${missing.map((m) => `"${shown(m)}": "…"`).join(', ')}}.`);
+      for (const n of names) {
+        const v = params.get(n) ?? '';
+        if (v === '' || v === '.' || v === '..') throw new UsageError(`The path parameter "${shown(n)}" cannot be "${v}".`, `Give the ${shown(n)} the operation needs.`);
+      }
+      method = op.method;
+      const filled = fillPath(op.path, params);
+      path = op.underBase ? filled : `${this.ctx.baseUrl().origin}${filled}`;
+      for (const n of names) params.delete(n);
+    } else if (!path.startsWith('/')) {
+      throw new UsageError(`A path starts with a slash, not "${path.slice(0, 40)}".`, 'For example: {"path": "/apps"}.');
+    }
+    const http = await this.ctx.http();
+    const res = await http.request({ method, path, query: [...params] });
+    if (method === 'HEAD' || res.text === '') return { status: res.status };
+    const { stripJsonLd } = await import('../output/json.js');
+    const body = stripJsonLd(res.json());
+    const bytes = Buffer.byteLength(this.stringify(body));
+    if (bytes > MAX_RESULT_BYTES) {
+      return { status: res.status, bodyBytes: bytes, note: `The body (${bytes} bytes) is over the ${MAX_RESULT_BYTES}-byte cap, so it is left out; for a collection use list_objects, which pages.` };
+    }
+    return { status: res.status, body };
   }
 
   private async rateLimit(): Promise<Record<string, unknown>> {

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 /** A config dir and HOME of its own, and the env that points hostctl at `baseUrl` with `token`. */
-function world(baseUrl: string, token: string): Record<string, string> {
+function world(baseUrl: string, token: string) {
   const dir = tmpDir('hostctl-mcp-');
   cleanups.push(() => dir.cleanup());
   return { HOME: dir.path, HOSTCTL_CONFIG_DIR: join(dir.path, 'config'), XDG_CACHE_HOME: join(dir.path, 'cache'), HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token };
@@ -96,7 +96,7 @@ describe('hostctl mcp under the SDK client', () => {
     const s = await connect(world(sandbox.baseUrl, sandbox.token));
     expect(s.client.getServerVersion()?.name).toBe('hostctl');
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['auth_status', 'get_objects', 'list_objects', 'rate_limit', 'wait_for']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
     const ajv = new Ajv({ strict: true, allowUnionTypes: true });
     for (const t of tools) {
       expect(ajv.validateSchema(t.inputSchema), `${t.name} input`).toBe(true);
@@ -135,6 +135,27 @@ describe('hostctl mcp under the SDK client', () => {
     expect(typeof bad.hint).toBe('string');
     // The server is still there after a bad call.
     expect((await call(s, 'rate_limit')).isError).toBe(false);
+    expect(await s.end()).not.toContain(sandbox.token);
+  });
+
+  it('lists the reference\'s operations and calls GETs by operationId or path, refusing anything that writes', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const admin = sandboxAdmin(sandbox);
+    const ops = (await call(s, 'list_operations')).json.operations as { operationId: string; method: string }[];
+    expect(ops).toEqual(expect.arrayContaining([expect.objectContaining({ operationId: 'getApp', method: 'GET' }), expect.objectContaining({ operationId: 'createApp', method: 'POST' })]));
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    const byId = await call(s, 'call_operation', { operationId: 'getApp', params: { publicId: id } });
+    expect(byId.json.status).toBe(200);
+    expect((byId.json.body as { publicId: string }).publicId).toBe(id);
+    const byPath = await call(s, 'call_operation', { path: `/apps/${id}` });
+    expect(byPath.json).toEqual(byId.json);
+    expect(errorOf(await call(s, 'call_operation', { path: '/apps/ap-zzzzzzzzzz' })).code).toBe('not_found');
+    await admin.clearRequests();
+    const refused = errorOf(await call(s, 'call_operation', { operationId: 'createApp', params: { name: 'x' } }));
+    expect(refused.code).toBe('usage');
+    expect(String(refused.message)).toMatch(/only reads/);
+    expect((await admin.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
     expect(await s.end()).not.toContain(sandbox.token);
   });
 
