@@ -161,7 +161,7 @@ batch priority, so a person at a terminal goes first; a call whose wait would pa
 --max-wait returns a rate_limited error with the seconds to wait. Errors are tool
 results with isError and the code of hostctl help exit-codes.
 
-  $ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}' | hostctl mcp
+  $ echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | hostctl mcp
   $ hostctl --max-wait 30 mcp < /dev/null
 
 Registering it with agent hosts (Claude, VS Code, Cursor): see docs/mcp.md.
