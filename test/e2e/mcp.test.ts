@@ -133,6 +133,11 @@ describe('hostctl mcp under the SDK client', () => {
     const bad = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['not an id'] }));
     expect(bad.code).toBe('usage');
     expect(typeof bad.hint).toBe('string');
+    // Arguments are checked against the schema, whatever the client checked: the server's own word.
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 101 })).message).toMatch(/at most 100/);
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', verbose: true })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'volumes' })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'teams', app: 'ap-1a2b3c4d5e' })).message).toMatch(/cannot be filtered by app/);
     // The server is still there after a bad call.
     expect((await call(s, 'rate_limit')).isError).toBe(false);
     expect(await s.end()).not.toContain(sandbox.token);
@@ -180,6 +185,33 @@ describe('hostctl mcp under the SDK client', () => {
     const wrong = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: page.json.nextCursor }));
     expect(wrong.code).toBe('usage');
     expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it('a page of large objects stops at the byte cap, with a note and a cursor at the first object left out', async () => {
+    const alt = await startAlt({ pageSize: 100, limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const big = 'x'.repeat(2000);
+    await alt.plant('teams', Array.from({ length: 100 }, (_, i) => ({ publicId: `big${String(i).padStart(5, '0')}`, name: `Team ${i}`, notes: big })));
+    const s = await connect(world(alt.baseUrl, alt.token));
+    const all = (await alt.all('teams')).map((t) => t.publicId);
+    const first = await call(s, 'list_objects', { resource: 'teams', limit: 100 });
+    const items = (first.json.items as { publicId: string }[]).map((t) => t.publicId);
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.length).toBeLessThan(100);
+    expect(Buffer.byteLength(JSON.stringify(first.json.items))).toBeLessThanOrEqual(64 * 1024);
+    expect(String(first.json.note)).toMatch(/bytes/);
+    const next = await call(s, 'list_objects', { resource: 'teams', limit: 1, cursor: first.json.nextCursor });
+    expect((next.json.items as { publicId: string }[]).map((t) => t.publicId)).toEqual([all[items.length]]);
+    expect(items).toEqual(all.slice(0, items.length));
+  });
+
+  it('a cursor made up to point at another origin is refused, and nothing is sent there', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const forged = Buffer.from(JSON.stringify({ r: 'apps', f: null, u: 'http://collector.invalid/v1/apps', s: 0 })).toString('base64url');
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: forged }));
+    expect(error.code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: 'not-a-cursor' })).code).toBe('usage');
+    expect(await s.end()).not.toContain(sandbox.token);
   });
 
   it('a cursor at the end of a page continues at the next page the server named', async () => {
