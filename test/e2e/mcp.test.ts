@@ -306,6 +306,22 @@ describe('hostctl mcp when things go wrong', () => {
     expect(Object.keys(budget.waiters ?? {})).toEqual([]);
   });
 
+  it('a 429 storm is waited out within --max-wait, and one past it is rate_limited; the server goes on', async () => {
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const s = await connect(world(alt.baseUrl, alt.token));
+    alt.alt.force429(2, 1);
+    const ok = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
+    expect(ok.isError).toBe(false);
+    expect(await alt.requests()).toHaveLength(3);
+    alt.alt.force429(1, 600);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfter).toBeGreaterThan(120);
+    expect((await call(s, 'auth_status')).isError).toBe(false);
+    expect(await s.end()).not.toContain(alt.token);
+  });
+
   it('a server that is not there is a network tool error', async () => {
     const port = await closedPort();
     const token = 'mcp-test-token-0123456789abcdef';
