@@ -263,12 +263,6 @@ export class Tools {
       const takes = (resource.relations ?? []).map((r) => r.flag);
       throw new UsageError(`${resource.name} cannot be filtered by ${flag}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
     }
-    if (relation?.through !== undefined) {
-      throw new UsageError(
-        `The ${flag} filter of ${resource.name} goes through ${relation.through}, which this tool does not walk.`,
-        `List the ${relation.through} of that ${flag} first, then the ${resource.name} of each of them.`,
-      );
-    }
     const id = relation ? String(a[relation.flag]) : undefined;
     const target = relation ? findResource(relation.target) : undefined;
     const { checkIds } = await import('../commands/by-id.js');
@@ -289,7 +283,23 @@ export class Tools {
     const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
     // A cursor's page is on this run's origin: the client refuses any other before sending.
     http.resolveUrl(start);
-    const ids = new Set(id === undefined ? [] : [id]);
+    let ids = new Set(id === undefined ? [] : [id]);
+    const through = relation?.through === undefined ? undefined : findResource(relation.through);
+    if (through) {
+      // deployments of an app: first the app's environments (a walk of them, on every call,
+      // continued or not), then the deployments that reference any of them.
+      const found = new Set<string>();
+      const { publicIdOf } = await import('../json/narrow.js');
+      for await (const page of walkPages(http, { path: through.path }, { all: true })) {
+        checkCancelled(call.signal);
+        for (const item of page) {
+          const ref = publicIdOf(item);
+          if (ref !== undefined && references(item, ids)) found.add(ref);
+        }
+      }
+      ids = found;
+      if (ids.size === 0) return { items: [], note: `No ${through.name} reference ${id ?? ''}, so no ${resource.name} do.` };
+    }
     const items: unknown[] = [];
     let bytes = 0;
     let pageUrl = '';

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, baseEnv, ROOT, sandboxAdmin, tmpDir } from '../support/cli.js';
+import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
 import { closedPort, startAlt } from '../support/servers.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
@@ -162,6 +162,22 @@ describe('hostctl mcp under the SDK client', () => {
     expect(String(refused.message)).toMatch(/only reads/);
     expect((await admin.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
     expect(await s.end()).not.toContain(sandbox.token);
+  });
+
+  it('filters by a relation as list does, also through another resource (deployments of an app)', async () => {
+    const env = world(sandbox.baseUrl, sandbox.token);
+    const s = await connect(env);
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const app = items[0]!.publicId;
+    const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    const expected = (JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId);
+    expect(expected.length).toBeGreaterThan(0);
+    const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+    expect((got.json.items as { publicId: string }[]).map((d) => d.publicId).sort()).toEqual(expected.sort());
+    const envs = await call(s, 'list_objects', { resource: 'environments', app, limit: 100 });
+    const cliEnvs = await runCli(['environments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+    expect((envs.json.items as { publicId: string }[]).map((e) => e.publicId)).toEqual((JSON.parse(cliEnvs.stdout) as { publicId: string }[]).map((e) => e.publicId));
   });
 
   it('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async () => {
