@@ -165,7 +165,11 @@ describe('hostctl mcp under the SDK client', () => {
   });
 
   it('filters by a relation as list does, also through another resource (deployments of an app)', async () => {
-    const env = world(sandbox.baseUrl, sandbox.token);
+    // The independent server, whose deployments name only their environment: the app's
+    // deployments are found through its environments.
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const env = world(alt.baseUrl, alt.token);
     const s = await connect(env);
     const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
     const app = items[0]!.publicId;
