@@ -11,6 +11,7 @@ import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
 import { closedPort, startAlt } from '../support/servers.js';
+import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
 interface Session {
@@ -340,6 +341,22 @@ describe('hostctl mcp when things go wrong', () => {
     expect(error.retryAfter).toBeGreaterThan(120);
     expect((await call(s, 'auth_status')).isError).toBe(false);
     expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it('server faults are api tool errors, a token echoed in one is scrubbed, and the server answers the next call', async () => {
+    let now: Behaviour = behaviours.html502;
+    const hostile = await startHostile((req, res) => now(req, res));
+    cleanups.push(() => hostile.close());
+    const token = 'mcp-hostile-token-0123456789abcdef';
+    const s = await connect(world(hostile.baseUrl, token), ['--retries', '0']);
+    for (const fault of [behaviours.html502, behaviours.echoesToken, behaviours.invalidJson, behaviours.truncatedJson]) {
+      now = fault;
+      const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+      expect(error.code).toBe('api');
+    }
+    now = behaviours.ok;
+    expect((await call(s, 'list_objects', { resource: 'apps' })).isError).toBe(false);
+    expect(await s.end()).not.toContain(token);
   });
 
   it('a server that is not there is a network tool error', async () => {
