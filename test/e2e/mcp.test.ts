@@ -343,7 +343,7 @@ describe('hostctl mcp when things go wrong', () => {
     expect(await s.end()).not.toContain(alt.token);
   });
 
-  it('server faults are api tool errors, a token echoed in one is scrubbed, and the server answers the next call', async () => {
+  it('server faults are api tool errors, a token echoed in one never reaches the agent, and the server answers the next call', async () => {
     let now: Behaviour = behaviours.html502;
     const hostile = await startHostile((req, res) => now(req, res));
     cleanups.push(() => hostile.close());
