@@ -2,10 +2,13 @@
 // chunk (stdio-server.ts) through the run's scrubbing sink.
 
 import { VERSION, type Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import { stringifyJson } from '../output/json.js';
 import { TOOLS, Tools } from './tools.js';
 
 export async function mcpRun(ctx: Context): Promise<void> {
+  // A dry run prints its requests on stdout, which here is the protocol's alone.
+  if (ctx.opts.dryRun === true) throw new UsageError('--dry-run does not apply to hostctl mcp: its stdout carries the protocol only.', 'Leave out --dry-run; the tools only read.');
   // An agent's calls wait behind a person's in the shared budget, whatever the terminals.
   ctx.batch = true;
   // Checked now, so that a bad profile or base URL stops the server with its message

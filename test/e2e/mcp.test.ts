@@ -381,6 +381,13 @@ describe('hostctl mcp when things go wrong', () => {
 });
 
 describe('hostctl mcp on the wire, with no SDK', () => {
+  it('refuses --dry-run, whose output would break the protocol', async () => {
+    const r = await runCli(['--dry-run', 'mcp'], { env: world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef'), input: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^hostctl: --dry-run does not apply to hostctl mcp/);
+    expect(r.stdout).toBe('');
+  });
+
   it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async () => {
     const sandbox = await startSandboxHere();
     cleanups.push(() => sandbox.stop());
