@@ -381,6 +381,15 @@ describe('hostctl mcp when things go wrong', () => {
 });
 
 describe('hostctl mcp on the wire, with no SDK', () => {
+  it('the SDK is a chunk of its own, not part of the program every command reads', () => {
+    const dist = join(ROOT, 'dist');
+    const chunks = readdirSync(join(dist, 'chunks')).filter((f) => /^mcp-.*\.cjs$/.test(f));
+    expect(chunks).toHaveLength(1);
+    // The protocol's method names live in the SDK only.
+    expect(readFileSync(join(dist, 'chunks', chunks[0]!), 'latin1')).toContain('notifications/progress');
+    expect(readFileSync(join(dist, 'hostctl.cjs'), 'latin1')).not.toContain('notifications/progress');
+  });
+
   it('refuses --dry-run, whose output would break the protocol', async () => {
     const r = await runCli(['--dry-run', 'mcp'], { env: world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef'), input: '' });
     expect(r.code).toBe(2);
