@@ -117,6 +117,8 @@ const SEPARATE = {
   '../help/run.js': ['help', './src/help/run.ts'],
   // A fleet's shared budget (ioredis), only when a Redis URL is set.
   './redis.js': ['redis', './src/http/redis.ts'],
+  // `hostctl mcp`: the MCP SDK, which no other command loads.
+  './stdio-server.js': ['mcp', './src/mcp/stdio-server.ts'],
 };
 
 async function buildSeparate() {

@@ -25,6 +25,7 @@ import { sandboxArgv, sandboxCommand } from './commands/sandbox.js';
 import { versionCommand } from './commands/version.js';
 import { helpCommand } from './commands/help.js';
 import { commandsCommand } from './commands/commands.js';
+import { mcpCommand } from './commands/mcp.js';
 
 interface Branch {
   /** The words that pick it: a command's name and its aliases. */
@@ -45,6 +46,7 @@ const BRANCHES: readonly Branch[] = [
   named('config', configCommand),
   named('completion', completionCommand),
   named('sandbox', sandboxCommand),
+  named('mcp', mcpCommand),
   named('version', versionCommand),
   named('commands', () =>
     commandsCommand(async () => {

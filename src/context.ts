@@ -34,6 +34,11 @@ export class Context {
   private cachedToken?: Promise<Token>;
   private readonly fleets = new Map<string, Promise<RedisStore | undefined>>();
   private cachedHttp?: Promise<HttpClient>;
+  /**
+   * This run's requests are a program's, whatever the terminals say (`hostctl mcp`: an
+   * agent's calls wait behind a person's). Set before the first request.
+   */
+  batch = false;
 
   constructor(opts: GlobalOptions, rt: Runtime = processRuntime()) {
     this.opts = opts;
@@ -154,6 +159,7 @@ export class Context {
    * says so instead (tests, wrappers).
    */
   interactive(): boolean {
+    if (this.batch) return false;
     const set = this.env.HOSTCTL_INTERACTIVE;
     if (set === '1' || set === '0') return set === '1';
     if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_INTERACTIVE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_INTERACTIVE=1 (a person waits) or 0 (a batch job), or unset it.');

@@ -7,6 +7,7 @@ export const HELP_TOPICS: Readonly<Record<string, string>> = {
   fleet: 'One rate budget and one cache for many machines, in Redis',
   formatting: 'Output formats, --fields, and colour',
   'rate-limit': "The platform's rate limit, and how hostctl paces itself",
+  mcp: 'hostctl mcp: the API for coding agents (Model Context Protocol)',
   sandbox: 'A local copy of the platform to try hostctl on',
   accessibility: 'Output for screen readers and plain terminals (HOSTCTL_ACCESSIBLE)',
 };

@@ -60,7 +60,7 @@ describe('start-up', () => {
     const packages = new Set(files.map(packageOf).filter((p) => p !== undefined));
     expect([...packages].sort()).toEqual(['@commander-js/extra-typings', 'commander', 'env-paths']);
     const heavy = files.filter((f) =>
-      /^src\/(http\/(client|paging|cache|ratelimit|budget)|output\/(format|table|tsv|jq|detail)|auth\/(keychain|token)|config\/store|reference\/|sandbox\/|help\/(run|topics|reference)|commands\/(watch|child-process))\b/.test(f),
+      /^src\/(http\/(client|paging|cache|ratelimit|budget)|output\/(format|table|tsv|jq|detail)|auth\/(keychain|token)|config\/store|reference\/|sandbox\/|mcp\/|help\/(run|topics|reference)|commands\/(watch|child-process))\b/.test(f),
     );
     expect(heavy, 'import these inside the run, with import(): see src/commands/define.ts').toEqual([]);
     // Built-ins Node has loaded anyway by then, or that cost nothing to load; node:child_process

@@ -1,0 +1,500 @@
+// The tools `hostctl mcp` offers, on the same code as the commands (list's page walk, get's
+// batched fetch, wait's polling) and the run's Context: its token, HTTP client, shared
+// budget and lockout guard. Here, in the program, because errors are told apart by class
+// (errorData) and numbers are written exactly (JsonNumber): the SDK's chunk
+// (stdio-server.ts) holds copies of nothing it would have to recognise.
+
+import type { Context } from '../context.js';
+import { DeadlineError, errorData, HostctlError, UsageError, type ErrorData } from '../errors.js';
+import { findResource, RESOURCES, type Resource } from '../resources.js';
+import { isRecord } from '../json/narrow.js';
+
+/** Most objects one list_objects call returns; more come with the cursor. */
+export const MAX_ITEMS = 100;
+/** Most IDs one get_objects or wait_for call takes. */
+export const MAX_IDS = 100;
+/** Most bytes of JSON one result carries, so that a page never floods an agent's context. */
+export const MAX_RESULT_BYTES = 64 * 1024;
+/** wait_for's longest deadline: an agent's call should not hang for hours. */
+const MAX_DEADLINE_MS = 30 * 60_000;
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+}
+
+/** What a call may use of the protocol: its cancellation, and progress when the client asked for it. */
+export interface CallContext {
+  signal: AbortSignal;
+  progress?: (progress: number, total: number | undefined, message: string) => void;
+}
+
+export type ToolOutcome = { ok: true; data: Record<string, unknown> } | { ok: false; error: ErrorData };
+
+const RESOURCE_NAMES = RESOURCES.map((r) => r.name);
+const FILTERS = ['app', 'environment', 'team'] as const;
+
+const str = (description: string): JsonSchema => ({ type: 'string', description });
+const strings = (description: string, maxItems?: number): JsonSchema => ({ type: 'array', items: { type: 'string' }, minItems: 1, ...(maxItems ? { maxItems } : {}), description });
+const object = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+const resourceArg = { type: 'string', enum: RESOURCE_NAMES, description: 'one of the seven resources' };
+const fieldsArg = strings('only these fields of each object (dotted paths reach into nested ones)');
+const anyObjects = { type: 'array', items: { type: 'object' } };
+
+export const TOOLS: readonly ToolSpec[] = [
+  {
+    name: 'list_objects',
+    description: `A page of one resource's objects (optionally of one app, environment or team); at most ${MAX_ITEMS} per call, pass nextCursor to continue.`,
+    inputSchema: object(
+      {
+        resource: resourceArg,
+        app: str('only those of this app (ap-…)'),
+        environment: str('only those of this environment (en-…)'),
+        team: str('only those of this team'),
+        limit: { type: 'integer', minimum: 1, maximum: MAX_ITEMS, description: `at most this many objects (default: one page of the API; cap ${MAX_ITEMS})` },
+        fields: fieldsArg,
+        cursor: str('the nextCursor of the previous call, to continue where it stopped'),
+      },
+      ['resource'],
+    ),
+    outputSchema: object({ items: anyObjects, nextCursor: { type: 'string' }, note: { type: 'string' } }, ['items']),
+  },
+  {
+    name: 'get_objects',
+    description: `Objects of one resource by public ID, in one batched request however many IDs (at most ${MAX_IDS}).`,
+    inputSchema: object({ resource: resourceArg, ids: strings('public IDs', MAX_IDS), fields: fieldsArg }, ['resource', 'ids']),
+    outputSchema: object({ items: anyObjects, notFound: { type: 'array', items: { type: 'string' } }, omitted: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } }, ['items', 'notFound']),
+  },
+  {
+    name: 'wait_for',
+    description: 'Poll objects (one batched request per round, paced by the shared budget) until every one meets every condition, or the deadline passes.',
+    inputSchema: object(
+      {
+        resource: resourceArg,
+        ids: strings('public IDs', MAX_IDS),
+        for: strings('conditions FIELD=VALUE or FIELD!=VALUE (all must hold), e.g. status=running'),
+        deadline: str('give up after this long, e.g. 90s, 5m (default 10m, at most 30m)'),
+      },
+      ['resource', 'ids', 'for'],
+    ),
+    outputSchema: object({ met: { type: 'boolean' }, rounds: { type: 'integer' }, items: anyObjects }, ['met', 'rounds', 'items']),
+  },
+  {
+    name: 'list_operations',
+    description: "The API reference's operations (operationId, method, path, parameters); no request while hostctl's copy is under a day old, else one.",
+    inputSchema: object({}),
+    outputSchema: object({ operations: anyObjects, note: { type: 'string' } }, ['operations']),
+  },
+  {
+    name: 'call_operation',
+    description: 'One GET or HEAD request, by operationId (path parameters from params) or by path; the rest of params go to the query.',
+    inputSchema: object({
+      operationId: str('an operationId from list_operations'),
+      path: str('a path under the base URL, e.g. /apps/ap-1a2b3c4d5e'),
+      params: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'path parameters and query parameters' },
+    }),
+    outputSchema: object({ status: { type: 'integer' }, body: {}, bodyBytes: { type: 'integer' }, note: { type: 'string' } }, ['status']),
+  },
+  {
+    name: 'rate_limit',
+    description: 'The last rate-limit state seen for this token (limit, remaining, reset); sends no request.',
+    inputSchema: object({}),
+    outputSchema: object(
+      {
+        limit: { type: ['integer', 'null'] },
+        remaining: { type: ['integer', 'null'] },
+        resetAt: { type: ['string', 'null'] },
+        resetInSeconds: { type: ['integer', 'null'] },
+        seenAt: { type: ['string', 'null'] },
+      },
+      ['limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'],
+    ),
+  },
+  {
+    name: 'auth_status',
+    description: "The profile, base URL, where the token comes from and its last four characters; sends no request.",
+    inputSchema: object({}),
+    outputSchema: object(
+      {
+        profile: { type: 'string' },
+        baseUrl: { type: 'string' },
+        tokenSource: { type: 'string' },
+        tokenLastFour: { type: 'string' },
+        rejected: { type: 'boolean' },
+      },
+      ['profile', 'baseUrl', 'tokenSource', 'tokenLastFour', 'rejected'],
+    ),
+  },
+];
+
+/** A tool's arguments checked against its input schema (the flat subset the tools use). */
+function checkArgs(spec: ToolSpec, args: unknown): Record<string, unknown> {
+  const given = args ?? {};
+  if (!isRecord(given)) throw new UsageError(`${spec.name} takes an object of arguments.`, 'See its inputSchema in tools/list.');
+  const properties = (spec.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (spec.inputSchema.required ?? []) as string[];
+  for (const name of required) {
+    if (given[name] === undefined) throw new UsageError(`${spec.name} needs "${name}".`, `Pass ${name}: ${String(properties[name]?.description ?? '')}.`);
+  }
+  for (const [name, value] of Object.entries(given)) {
+    const schema = properties[name];
+    if (!schema) throw new UsageError(`${spec.name} takes no argument "${name.slice(0, 40)}".`, `It takes: ${Object.keys(properties).join(', ') || 'nothing'}.`);
+    const problem = typeProblem(schema, value);
+    if (problem) throw new UsageError(`${spec.name}: "${name}" ${problem}.`, `Pass ${name}: ${String(schema.description ?? '')}.`);
+  }
+  return given;
+}
+
+function typeProblem(schema: Record<string, unknown>, value: unknown): string | undefined {
+  switch (schema.type) {
+    case 'string':
+      if (typeof value !== 'string') return 'must be a string';
+      if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return `must be one of ${schema.enum.join(', ')}`;
+      return undefined;
+    case 'integer': {
+      if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be a whole number';
+      if (typeof schema.minimum === 'number' && value < schema.minimum) return `must be at least ${schema.minimum}`;
+      if (typeof schema.maximum === 'number' && value > schema.maximum) return `must be at most ${schema.maximum}`;
+      return undefined;
+    }
+    case 'array':
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) return 'must be a list of non-empty strings';
+      if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `needs at least ${schema.minItems}`;
+      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `takes at most ${schema.maxItems}`;
+      return undefined;
+    case 'object':
+      if (!isRecord(value) || Object.values(value).some((v) => !['string', 'number', 'boolean'].includes(typeof v))) return 'must be an object of strings, numbers and booleans';
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function resourceOf(name: unknown): Resource {
+  const r = typeof name === 'string' ? findResource(name) : undefined;
+  if (!r) throw new UsageError(`There is no resource "${String(name).slice(0, 40)}".`, `Use one of: ${RESOURCE_NAMES.join(', ')}.`);
+  return r;
+}
+
+/** Where list_objects stopped: the page to fetch, and how many of its objects were already returned. */
+interface Cursor {
+  r: string;
+  f: string | null;
+  u: string;
+  s: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(raw: string): Cursor {
+  try {
+    const c: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (isRecord(c) && typeof c.r === 'string' && (c.f === null || typeof c.f === 'string') && typeof c.u === 'string' && Number.isSafeInteger(c.s) && Number(c.s) >= 0) {
+      return { r: c.r, f: c.f, u: c.u, s: Number(c.s) };
+    }
+  } catch {
+    // fall through to the usage error
+  }
+  throw new UsageError('The cursor is not one list_objects returned.', 'Pass nextCursor exactly as the previous list_objects call returned it, with the same resource and filter, or leave it out to start again.');
+}
+
+/** Stops a call whose client cancelled it; nothing more is sent. */
+function checkCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw new HostctlError('The client cancelled this call.');
+}
+
+export class Tools {
+  constructor(
+    private readonly ctx: Context,
+    private readonly stringify: (value: unknown) => string,
+  ) {}
+
+  async call(name: string, args: unknown, call: CallContext): Promise<ToolOutcome> {
+    try {
+      const spec = TOOLS.find((t) => t.name === name);
+      if (!spec) throw new UsageError(`There is no tool "${name.slice(0, 40)}".`, `The tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
+      const a = checkArgs(spec, args);
+      const data = await this.run(name, a, call);
+      return { ok: true, data };
+    } catch (err) {
+      return { ok: false, error: errorData(err) };
+    }
+  }
+
+  private run(name: string, a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
+    switch (name) {
+      case 'list_objects':
+        return this.listObjects(a, call);
+      case 'get_objects':
+        return this.getObjects(a);
+      case 'wait_for':
+        return this.waitFor(a, call);
+      case 'rate_limit':
+        return this.rateLimit();
+      case 'list_operations':
+        return this.listOperations();
+      case 'call_operation':
+        return this.callOperation(a);
+      default:
+        return this.authStatus();
+    }
+  }
+
+  /** An object as the agent gets it: no JSON-LD members, only the fields asked for. */
+  private async shaper(fields: unknown): Promise<(item: unknown) => unknown> {
+    const [{ stripJsonLd }, { pickFields }] = await Promise.all([import('../output/json.js'), import('../output/fields.js')]);
+    const list = Array.isArray(fields) ? (fields as string[]) : undefined;
+    return (item) => (list ? pickFields(stripJsonLd(item), list) : stripJsonLd(item));
+  }
+
+  private async listObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
+    const resource = resourceOf(a.resource);
+    const given = FILTERS.filter((f) => a[f] !== undefined);
+    if (given.length > 1) throw new UsageError(`Give only one of ${given.join(', ')}.`, `For example: {"resource": "${resource.name}", "${given[0]}": "…"}`);
+    const flag = given[0];
+    const relation = flag === undefined ? undefined : resource.relations?.find((r) => r.flag === flag);
+    if (flag !== undefined && !relation) {
+      const takes = (resource.relations ?? []).map((r) => r.flag);
+      throw new UsageError(`${resource.name} cannot be filtered by ${flag}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
+    }
+    const id = relation ? String(a[relation.flag]) : undefined;
+    const target = relation ? findResource(relation.target) : undefined;
+    const { checkIds } = await import('../commands/by-id.js');
+    if (target && id !== undefined) checkIds(target, [id]);
+    const filterKey = relation && id !== undefined ? `${relation.flag}=${id}` : null;
+    const cursor = typeof a.cursor === 'string' ? decodeCursor(a.cursor) : undefined;
+    if (cursor && (cursor.r !== resource.name || cursor.f !== filterKey)) {
+      throw new UsageError('This cursor belongs to another list (another resource or filter).', 'Pass the same resource and filter as the call that returned it.');
+    }
+    const limit = typeof a.limit === 'number' ? a.limit : undefined;
+    // Without a route, a filter walks the collection and keeps the objects that reference the ID.
+    const walked = relation !== undefined && relation.route === undefined;
+    const onePage = limit === undefined && !walked;
+    const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
+
+    const http = await this.ctx.http();
+    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource.js'), this.shaper(a.fields)]);
+    const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
+    // A cursor's page is on this run's origin: the client refuses any other before sending.
+    http.resolveUrl(start);
+    let ids = new Set(id === undefined ? [] : [id]);
+    const through = relation?.through === undefined ? undefined : findResource(relation.through);
+    if (through) {
+      // deployments of an app: first the app's environments (a walk of them, on every call,
+      // continued or not), then the deployments that reference any of them.
+      const found = new Set<string>();
+      const { publicIdOf } = await import('../json/narrow.js');
+      for await (const page of walkPages(http, { path: through.path }, { all: true })) {
+        checkCancelled(call.signal);
+        for (const item of page) {
+          const ref = publicIdOf(item);
+          if (ref !== undefined && references(item, ids)) found.add(ref);
+        }
+      }
+      ids = found;
+      if (ids.size === 0) return { items: [], note: `No ${through.name} reference ${id ?? ''}, so no ${resource.name} do.` };
+    }
+    const items: unknown[] = [];
+    let bytes = 0;
+    let pageUrl = '';
+    let nextUrl: string | undefined;
+    let more = false;
+    let next: Cursor | undefined;
+    let note: string | undefined;
+    let first = true;
+    let pages = 0;
+    walk: for await (const page of walkPages(http, { path: start }, {
+      all: true,
+      onResponse: (res) => {
+        pageUrl = res.url.href;
+        // The page after this one, where the server names it: a cursor there costs no
+        // request for a page already returned.
+        try {
+          nextUrl = pageOf(res.json(), res.headers, res.url, { strict: false }).next?.href;
+        } catch {
+          nextUrl = undefined;
+        }
+      },
+      onPage: (_n, _count, rest) => {
+        more = rest.next || rest.full;
+      },
+    })) {
+      checkCancelled(call.signal);
+      pages++;
+      call.progress?.(items.length, want, `page ${pages}, ${items.length} so far`);
+      let i = first && cursor ? cursor.s : 0;
+      first = false;
+      for (; i < page.length; i++) {
+        const raw = page[i];
+        if (walked && !references(raw, ids)) continue;
+        const item = shape(raw);
+        const size = Buffer.byteLength(this.stringify(item)) + 1;
+        if (items.length >= want || (bytes + size > MAX_RESULT_BYTES && items.length > 0)) {
+          if (items.length < want) note = `Stopped at ${items.length} objects: the result is capped at ${MAX_RESULT_BYTES} bytes; pass nextCursor for more, or fewer fields.`;
+          next = { r: resource.name, f: filterKey, u: pageUrl, s: i };
+          break walk;
+        }
+        items.push(item);
+        bytes += size;
+      }
+      // A cursor at the very end of a page skips all of it: the walk goes on to the next.
+      if ((onePage && items.length > 0) || items.length >= want) {
+        if (nextUrl !== undefined) next = { r: resource.name, f: filterKey, u: nextUrl, s: 0 };
+        else if (more) next = { r: resource.name, f: filterKey, u: pageUrl, s: page.length };
+        break;
+      }
+    }
+    if (next && !note) note = `There may be more ${resource.name}: pass nextCursor to continue (at most ${MAX_ITEMS} per call).`;
+    return { items, ...(next ? { nextCursor: encodeCursor(next) } : {}), ...(note ? { note } : {}) };
+  }
+
+  private async getObjects(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const resource = resourceOf(a.resource);
+    const { checkIds, fetchByIds } = await import('../commands/by-id.js');
+    const ids = [...new Set(a.ids as string[])];
+    checkIds(resource, ids);
+    const http = await this.ctx.http();
+    const found = await fetchByIds(http, resource, ids);
+    const shape = await this.shaper(a.fields);
+    const items: unknown[] = [];
+    const notFound: string[] = [];
+    const omitted: string[] = [];
+    let bytes = 0;
+    for (const id of ids) {
+      const raw = found.get(id);
+      if (raw === undefined) {
+        notFound.push(id);
+        continue;
+      }
+      const item = shape(raw);
+      const size = Buffer.byteLength(this.stringify(item)) + 1;
+      if (omitted.length > 0 || (bytes + size > MAX_RESULT_BYTES && items.length > 0)) {
+        omitted.push(id);
+        continue;
+      }
+      items.push(item);
+      bytes += size;
+    }
+    if (omitted.length === 0) return { items, notFound };
+    return { items, notFound, omitted, note: `${omitted.length} objects were left out: the result is capped at ${MAX_RESULT_BYTES} bytes; ask for the omitted IDs again, or for fewer fields.` };
+  }
+
+  private async waitFor(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
+    const resource = resourceOf(a.resource);
+    const [{ checkIds, fetchByIds }, wait, { parseDuration }] = await Promise.all([import('../commands/by-id.js'), import('../commands/wait.js'), import('../config/duration.js')]);
+    const ids = [...new Set(a.ids as string[])];
+    checkIds(resource, ids);
+    const conditions = (a.for as string[]).map(wait.parseCondition);
+    const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : wait.DEFAULT_DEADLINE_MS;
+    if (deadlineMs > MAX_DEADLINE_MS) throw new UsageError(`wait_for's deadline is at most 30m, not ${String(a.deadline)}.`, 'Call wait_for again after it returns to wait longer.');
+    const http = await this.ctx.http();
+    const { pollInterval } = await import('../http/budget.js');
+    const { clock } = this.ctx;
+    // A sleep the client's cancellation cuts short; the loop then stops before sending.
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        if (call.signal.aborted) return resolve();
+        const done = () => {
+          call.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        call.signal.addEventListener('abort', done);
+        void clock.sleep(ms).then(done);
+      });
+    const shape = await this.shaper(undefined);
+    try {
+      const result = await wait.pollUntil(ids, conditions, { deadlineMs, intervalMs: wait.DEFAULT_INTERVAL_MS, resource: resource.name }, {
+        fetch: () => {
+          checkCancelled(call.signal);
+          return fetchByIds(http, resource, ids, true);
+        },
+        now: clock.now,
+        sleep,
+        budgetInterval: () => pollInterval(http.budgetSnapshot(), wait.POLL_SHARE),
+        onRound: ({ matched, total, nextInMs }) => call.progress?.(matched, total, `${matched} of ${total} met ${conditions.map(wait.describe).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s`),
+      });
+      return { met: true, rounds: result.rounds, items: ids.map((id) => shape(result.found.get(id))) };
+    } catch (err) {
+      if (err instanceof DeadlineError) throw new DeadlineError(err.message, 'Call wait_for again, or with a later deadline, to wait longer.', { unmet: err.unmet });
+      throw err;
+    }
+  }
+
+  private async listOperations(): Promise<Record<string, unknown>> {
+    const { currentReference } = await import('../reference/reference.js');
+    const ref = await currentReference(this.ctx, this.ctx.clock.now());
+    const operations: unknown[] = [];
+    let bytes = 0;
+    for (const op of ref.operations) {
+      const entry = { operationId: op.operationId, method: op.method, path: op.path, summary: op.summary, parameters: op.parameters };
+      const size = Buffer.byteLength(this.stringify(entry)) + 1;
+      if (bytes + size > MAX_RESULT_BYTES) {
+        return { operations, note: `${ref.operations.length - operations.length} more operations were left out: the result is capped at ${MAX_RESULT_BYTES} bytes; run "hostctl docs --operations" for all.` };
+      }
+      operations.push(entry);
+      bytes += size;
+    }
+    return { operations };
+  }
+
+  private async callOperation(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const hasId = typeof a.operationId === 'string';
+    if (hasId === (typeof a.path === 'string')) throw new UsageError('call_operation takes either operationId or path.', 'Pass one of them: {"operationId": "…"} or {"path": "/apps"}.');
+    const params = new Map(Object.entries((a.params ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, String(v)]));
+    let method = 'GET';
+    let path = String(a.path ?? '');
+    if (hasId) {
+      const [{ lookupOperation }, { fillPath, pathParameters, shown }] = await Promise.all([import('../reference/reference.js'), import('../reference/operations.js')]);
+      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now());
+      if (op.method !== 'GET' && op.method !== 'HEAD') {
+        throw new UsageError(`${shown(String(a.operationId))} is a ${op.method}: the MCP server only reads (GET and HEAD).`, 'Use hostctl api at a terminal for anything that changes the platform.');
+      }
+      const names = pathParameters(op);
+      const missing = names.filter((n) => !params.has(n));
+      if (missing.length > 0) throw new UsageError(`${shown(String(a.operationId))} needs the path parameters ${missing.map(shown).join(', ')}.`, `Pass them in params: {${missing.map((m) => `"${shown(m)}": "…"`).join(', ')}}.`);
+      for (const n of names) {
+        const v = params.get(n) ?? '';
+        if (v === '' || v === '.' || v === '..') throw new UsageError(`The path parameter "${shown(n)}" cannot be "${v}".`, `Give the ${shown(n)} the operation needs.`);
+      }
+      method = op.method;
+      const filled = fillPath(op.path, params);
+      path = op.underBase ? filled : `${this.ctx.baseUrl().origin}${filled}`;
+      for (const n of names) params.delete(n);
+    } else if (!path.startsWith('/')) {
+      throw new UsageError(`A path starts with a slash, not "${path.slice(0, 40)}".`, 'For example: {"path": "/apps"}.');
+    }
+    const http = await this.ctx.http();
+    const res = await http.request({ method, path, query: [...params] });
+    if (method === 'HEAD' || res.text === '') return { status: res.status };
+    const { stripJsonLd } = await import('../output/json.js');
+    const body = stripJsonLd(res.json());
+    const bytes = Buffer.byteLength(this.stringify(body));
+    if (bytes > MAX_RESULT_BYTES) {
+      return { status: res.status, bodyBytes: bytes, note: `The body (${bytes} bytes) is over the ${MAX_RESULT_BYTES}-byte cap, so it is left out; for a collection use list_objects, which pages.` };
+    }
+    return { status: res.status, body };
+  }
+
+  private async rateLimit(): Promise<Record<string, unknown>> {
+    await this.ctx.token();
+    const { rateReport } = await import('../commands/rate-limit.js');
+    return { ...rateReport(await this.ctx.lastRate(), this.ctx.clock.now()) };
+  }
+
+  private async authStatus(): Promise<Record<string, unknown>> {
+    const token = await this.ctx.resolveToken();
+    return {
+      profile: this.ctx.profileName(),
+      baseUrl: this.ctx.baseUrl().href,
+      tokenSource: token.source,
+      tokenLastFour: token.value.slice(-4),
+      rejected: this.ctx.state().rejected(token.fingerprint) !== undefined,
+    };
+  }
+}

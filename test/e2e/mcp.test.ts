@@ -1,0 +1,449 @@
+// `hostctl mcp` as agents meet it: the built CLI as a child process, spoken to by the MCP
+// SDK's own client over stdio, and once by raw JSON-RPC lines with no SDK at all, against
+// a sandbox started in this worker. Every byte the server writes is searched for the token.
+
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Ajv } from 'ajv';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
+import { closedPort, startAlt } from '../support/servers.js';
+import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
+import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+
+interface Session {
+  client: Client;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** Ends the server (closing its stdin), then returns every byte it wrote to stdout and stderr. */
+  end(): Promise<string>;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()?.();
+});
+
+/** A config dir and HOME of its own, and the env that points hostctl at `baseUrl` with `token`. */
+function world(baseUrl: string, token: string) {
+  const dir = tmpDir('hostctl-mcp-');
+  cleanups.push(() => dir.cleanup());
+  return { HOME: dir.path, HOSTCTL_CONFIG_DIR: join(dir.path, 'config'), XDG_CACHE_HOME: join(dir.path, 'cache'), HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token };
+}
+
+/**
+ * `hostctl mcp` under the SDK's client. Its stdout passes through tee into a file on the
+ * way, so that the test sees every byte the server wrote, not only what the SDK parsed.
+ */
+async function connect(env: Record<string, string>, args: string[] = []): Promise<Session> {
+  const dir = tmpDir('hostctl-mcp-out-');
+  const out = join(dir.path, 'stdout');
+  writeFileSync(out, '');
+  const quoted = [process.execPath, BIN, ...args, 'mcp'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const transport = new StdioClientTransport({
+    command: 'sh',
+    args: ['-c', `${quoted} | tee -a '${out}'`],
+    env: baseEnv(env) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const client = new Client({ name: 'hostctl-test', version: '1' });
+  await client.connect(transport);
+  let ended: Promise<string> | undefined;
+  const session: Session = {
+    client,
+    stderr: () => stderr,
+    // After the client closed, tee has written its file whole (it may pass a line on before writing it).
+    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr)),
+  };
+  cleanups.push(async () => {
+    await session.end();
+    dir.cleanup();
+  });
+  return session;
+}
+
+interface ToolText {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  json: Record<string, unknown>;
+}
+
+async function call(s: Session, name: string, args: Record<string, unknown> = {}, onprogress?: () => void): Promise<ToolText> {
+  const r = await s.client.callTool({ name, arguments: args }, undefined, { onprogress, timeout: 60_000 });
+  const content = r.content as { type: string; text: string }[];
+  expect(content[0]?.type).toBe('text');
+  return { isError: r.isError === true, structuredContent: r.structuredContent as Record<string, unknown> | undefined, json: JSON.parse(content[0]?.text ?? '') as Record<string, unknown> };
+}
+
+function errorOf(r: ToolText): Record<string, unknown> {
+  expect(r.isError).toBe(true);
+  return r.json.error as Record<string, unknown>;
+}
+
+describe('hostctl mcp under the SDK client', () => {
+  let sandbox: LocalSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
+  });
+  afterAll(() => sandbox.stop());
+
+  it('initializes, lists tools whose schemas are valid JSON Schema, and answers every tool', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    expect(s.client.getServerVersion()?.name).toBe('hostctl');
+    const { tools } = await s.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true });
+    for (const t of tools) {
+      expect(ajv.validateSchema(t.inputSchema), `${t.name} input`).toBe(true);
+      expect(ajv.validateSchema(t.outputSchema ?? {}), `${t.name} output`).toBe(true);
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      expect(t.description?.split('\n')).toHaveLength(1);
+    }
+
+    const list = await call(s, 'list_objects', { resource: 'apps', limit: 3 });
+    expect(list.isError).toBe(false);
+    const apps = list.json.items as Record<string, unknown>[];
+    expect(apps).toHaveLength(3);
+    expect(list.structuredContent).toEqual(list.json);
+    expect(typeof list.json.nextCursor).toBe('string');
+    for (const app of apps) expect(Object.keys(app).filter((k) => k.startsWith('@'))).toEqual([]);
+
+    const ids = apps.map((a) => String(a.publicId));
+    const got = await call(s, 'get_objects', { resource: 'apps', ids: [...ids, 'ap-0000000000'], fields: ['publicId', 'status'] });
+    expect((got.json.items as unknown[]).map((i) => (i as { publicId: string }).publicId)).toEqual(ids);
+    expect(Object.keys((got.json.items as object[])[0] ?? {})).toEqual(['publicId', 'status']);
+    expect(got.json.notFound).toEqual(['ap-0000000000']);
+
+    const first = apps[0] as { publicId: string; status: string };
+    const waited = await call(s, 'wait_for', { resource: 'apps', ids: [first.publicId], for: [`status=${first.status}`] });
+    expect(waited.json).toMatchObject({ met: true, rounds: 1 });
+
+    const rate = await call(s, 'rate_limit');
+    expect(rate.json.limit).toBe(100_000);
+    expect(typeof rate.json.remaining).toBe('number');
+
+    const auth = await call(s, 'auth_status');
+    expect(auth.json).toEqual({ profile: 'default', baseUrl: sandbox.baseUrl, tokenSource: 'env', tokenLastFour: sandbox.token.slice(-4), rejected: false });
+
+    const bad = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['not an id'] }));
+    expect(bad.code).toBe('usage');
+    expect(typeof bad.hint).toBe('string');
+    // Arguments are checked against the schema, whatever the client checked: the server's own word.
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 101 })).message).toMatch(/at most 100/);
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', verbose: true })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'volumes' })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'teams', app: 'ap-1a2b3c4d5e' })).message).toMatch(/cannot be filtered by app/);
+    // The server is still there after a bad call.
+    expect((await call(s, 'rate_limit')).isError).toBe(false);
+    expect(await s.end()).not.toContain(sandbox.token);
+  });
+
+  it('lists the reference\'s operations and calls GETs by operationId or path, refusing anything that writes', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const admin = sandboxAdmin(sandbox);
+    const ops = (await call(s, 'list_operations')).json.operations as { operationId: string; method: string }[];
+    expect(ops).toEqual(expect.arrayContaining([expect.objectContaining({ operationId: 'getApp', method: 'GET' }), expect.objectContaining({ operationId: 'createApp', method: 'POST' })]));
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    const byId = await call(s, 'call_operation', { operationId: 'getApp', params: { publicId: id } });
+    expect(byId.json.status).toBe(200);
+    expect((byId.json.body as { publicId: string }).publicId).toBe(id);
+    const byPath = await call(s, 'call_operation', { path: `/apps/${id}` });
+    expect(byPath.json).toEqual(byId.json);
+    expect(errorOf(await call(s, 'call_operation', { path: '/apps/ap-zzzzzzzzzz' })).code).toBe('not_found');
+    await admin.clearRequests();
+    const refused = errorOf(await call(s, 'call_operation', { operationId: 'createApp', params: { name: 'x' } }));
+    expect(refused.code).toBe('usage');
+    expect(String(refused.message)).toMatch(/only reads/);
+    expect((await admin.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(await s.end()).not.toContain(sandbox.token);
+  });
+
+  it('filters by a relation as list does, also through another resource (deployments of an app)', async () => {
+    // The independent server, whose deployments name only their environment: the app's
+    // deployments are found through its environments.
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const env = world(alt.baseUrl, alt.token);
+    const s = await connect(env);
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const app = items[0]!.publicId;
+    const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    const expected = (JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId);
+    expect(expected.length).toBeGreaterThan(0);
+    const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+    expect((got.json.items as { publicId: string }[]).map((d) => d.publicId).sort()).toEqual(expected.sort());
+    const envs = await call(s, 'list_objects', { resource: 'environments', app, limit: 100 });
+    const cliEnvs = await runCli(['environments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+    expect((envs.json.items as { publicId: string }[]).map((e) => e.publicId)).toEqual((JSON.parse(cliEnvs.stdout) as { publicId: string }[]).map((e) => e.publicId));
+  });
+
+  it('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async () => {
+    // The independent server, which sends a page of any size (the sandbox stops at 100).
+    const alt = await startAlt({ pageSize: 1000, limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    await alt.plant('teams', Array.from({ length: 1000 }, (_, i) => ({ publicId: `mcp${String(i).padStart(5, '0')}`, name: `Team ${i}` })));
+    const s = await connect(world(alt.baseUrl, alt.token));
+    await alt.clearRequests();
+    const page = await call(s, 'list_objects', { resource: 'teams' });
+    const items = page.json.items as { publicId: string }[];
+    expect(items).toHaveLength(100);
+    expect(String(page.json.note)).toMatch(/nextCursor/);
+    const next = await call(s, 'list_objects', { resource: 'teams', cursor: page.json.nextCursor });
+    const more = next.json.items as { publicId: string }[];
+    expect(more).toHaveLength(100);
+    // One request each: the 1,000-object page, then the same page again for the second hundred.
+    expect(await alt.requests()).toHaveLength(2);
+    const all = await alt.all('teams');
+    expect([...items, ...more].map((i) => i.publicId)).toEqual(all.slice(0, 200).map((t) => t.publicId));
+    const wrong = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: page.json.nextCursor }));
+    expect(wrong.code).toBe('usage');
+    expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it('a page of large objects stops at the byte cap, with a note and a cursor at the first object left out', async () => {
+    const alt = await startAlt({ pageSize: 100, limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const big = 'x'.repeat(2000);
+    await alt.plant('teams', Array.from({ length: 100 }, (_, i) => ({ publicId: `big${String(i).padStart(5, '0')}`, name: `Team ${i}`, notes: big })));
+    const s = await connect(world(alt.baseUrl, alt.token));
+    const all = (await alt.all('teams')).map((t) => t.publicId);
+    const first = await call(s, 'list_objects', { resource: 'teams', limit: 100 });
+    const items = (first.json.items as { publicId: string }[]).map((t) => t.publicId);
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.length).toBeLessThan(100);
+    expect(Buffer.byteLength(JSON.stringify(first.json.items))).toBeLessThanOrEqual(64 * 1024);
+    expect(String(first.json.note)).toMatch(/bytes/);
+    const next = await call(s, 'list_objects', { resource: 'teams', limit: 1, cursor: first.json.nextCursor });
+    expect((next.json.items as { publicId: string }[]).map((t) => t.publicId)).toEqual([all[items.length]]);
+    expect(items).toEqual(all.slice(0, items.length));
+  });
+
+  it('a cursor made up to point at another origin is refused, and nothing is sent there', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const forged = Buffer.from(JSON.stringify({ r: 'apps', f: null, u: 'http://collector.invalid/v1/apps', s: 0 })).toString('base64url');
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: forged }));
+    expect(error.code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: 'not-a-cursor' })).code).toBe('usage');
+    expect(await s.end()).not.toContain(sandbox.token);
+  });
+
+  it('a cursor at the end of a page continues at the next page the server named', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const first = await call(s, 'list_objects', { resource: 'apps', limit: 30 });
+    const second = await call(s, 'list_objects', { resource: 'apps', limit: 30, cursor: first.json.nextCursor });
+    const ids = [...(first.json.items as { publicId: string }[]), ...(second.json.items as { publicId: string }[])].map((a) => a.publicId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const whole = await call(s, 'list_objects', { resource: 'apps', limit: ids.length });
+    expect((whole.json.items as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
+  });
+
+  it('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    // A hostile or careless API echoing the token back, and a number no double holds.
+    const body = JSON.stringify([{ publicId: id, name: `leak ${sandbox.token} here`, replicas: 0 }]).replace('"replicas":0', '"replicas":12345678901234567890');
+    await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
+    const item = (got.json.items as { name: string }[])[0]!;
+    expect(item.name).toBe(`leak ****${sandbox.token.slice(-4)} here`);
+    const written = await s.end();
+    expect(written).not.toContain(sandbox.token);
+    expect(written).toContain('"replicas":12345678901234567890');
+  });
+
+  it('a cancelled wait_for sends no further poll, and the server answers the next call', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const admin = sandboxAdmin(sandbox);
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
+    const id = items[0]!.publicId;
+    await admin.clearRequests();
+    const abort = new AbortController();
+    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'] } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
+    await expect(waiting).rejects.toThrow();
+    expect((await call(s, 'auth_status')).isError).toBe(false);
+    // The poll interval is 5 s: a wait that went on would have polled again within 7 s.
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const polls = (await admin.requests()).filter((r) => r.path.endsWith('/apps') && String(r.query).includes('publicId'));
+    expect(polls).toHaveLength(1);
+  }, 20_000);
+
+  it('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
+    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const list = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
+    const app = (list.json.items as { publicId: string }[])[0]!;
+    let progress = 0;
+    const r = await call(s, 'wait_for', { resource: 'apps', ids: [app.publicId], for: ['status=never-this'], deadline: '1s' }, () => progress++);
+    const error = errorOf(r);
+    expect(error.code).toBe('deadline');
+    expect(error.unmet).toHaveProperty(app.publicId);
+    expect(progress).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('hostctl mcp when things go wrong', () => {
+  it('a rejected token is an auth tool error, and the next call sends nothing', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('agent');
+    await admin.revoke('agent');
+    const s = await connect(world(sandbox.baseUrl, token));
+    const first = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+    expect(first.code).toBe('auth');
+    expect(String(first.hint)).not.toBe('');
+    await admin.clearRequests();
+    const second = errorOf(await call(s, 'get_objects', { resource: 'apps', ids: ['ap-0000000000'] }));
+    expect(second.code).toBe('auth');
+    expect(await admin.requests()).toEqual([]);
+    const written = await s.end();
+    expect(written).not.toContain(token);
+    expect(written).not.toContain(sandbox.token);
+  });
+
+  it("an agent's requests wait in the shared budget at batch priority, even where a person would be said to wait", async () => {
+    const sandbox = await startSandboxHere({ rateLimit: 1 });
+    cleanups.push(() => sandbox.stop());
+    const env = { ...world(sandbox.baseUrl, sandbox.token), HOSTCTL_INTERACTIVE: '1' };
+    const s = await connect(env);
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
+    const waiting = s.client.callTool({ name: 'list_objects', arguments: { resource: 'apps', limit: 1 } }, undefined, { timeout: 120_000 });
+    waiting.catch(() => undefined);
+    while (!/waiting \d+s before sending/.test(s.stderr())) await new Promise((resolve) => setTimeout(resolve, 50));
+    // An interactive client that must wait claims the next slot in the budget file (its
+    // waiters); a batch one does not.
+    const dir = join(env.HOSTCTL_CONFIG_DIR, 'budget');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const budget = JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) as { waiters?: Record<string, number> };
+    expect(Object.keys(budget.waiters ?? {})).toEqual([]);
+  });
+
+  it('a 429 storm is waited out within --max-wait, and one past it is rate_limited; the server goes on', async () => {
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const s = await connect(world(alt.baseUrl, alt.token));
+    alt.alt.force429(2, 1);
+    const ok = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
+    expect(ok.isError).toBe(false);
+    expect(await alt.requests()).toHaveLength(3);
+    alt.alt.force429(1, 600);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfter).toBeGreaterThan(120);
+    expect((await call(s, 'auth_status')).isError).toBe(false);
+    expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it('server faults are api tool errors, a token echoed in one never reaches the agent, and the server answers the next call', async () => {
+    let now: Behaviour = behaviours.html502;
+    const hostile = await startHostile((req, res) => now(req, res));
+    cleanups.push(() => hostile.close());
+    const token = 'mcp-hostile-token-0123456789abcdef';
+    const s = await connect(world(hostile.baseUrl, token), ['--retries', '0']);
+    for (const fault of [behaviours.html502, behaviours.echoesToken, behaviours.invalidJson, behaviours.truncatedJson]) {
+      now = fault;
+      const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+      expect(error.code).toBe('api');
+    }
+    now = behaviours.ok;
+    expect((await call(s, 'list_objects', { resource: 'apps' })).isError).toBe(false);
+    expect(await s.end()).not.toContain(token);
+  });
+
+  it('a server that is not there is a network tool error', async () => {
+    const port = await closedPort();
+    const token = 'mcp-test-token-0123456789abcdef';
+    const s = await connect(world(`http://127.0.0.1:${port}/v1`, token), ['--retries', '0']);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
+    expect(error.code).toBe('network');
+    expect(await s.end()).not.toContain(token);
+  });
+
+  it('a call whose wait for the budget would pass --max-wait is rate_limited with the seconds to wait', async () => {
+    const sandbox = await startSandboxHere({ rateLimit: 1 });
+    cleanups.push(() => sandbox.stop());
+    const s = await connect(world(sandbox.baseUrl, sandbox.token), ['--max-wait', '1']);
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
+    const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfter).toBeGreaterThan(1);
+    expect(await s.end()).not.toContain(sandbox.token);
+  });
+});
+
+describe('hostctl mcp on the wire, with no SDK', () => {
+  it('the SDK is a chunk of its own, not part of the program every command reads', () => {
+    const dist = join(ROOT, 'dist');
+    const chunks = readdirSync(join(dist, 'chunks')).filter((f) => /^mcp-.*\.cjs$/.test(f));
+    expect(chunks).toHaveLength(1);
+    // The protocol's method names live in the SDK only.
+    expect(readFileSync(join(dist, 'chunks', chunks[0]!), 'latin1')).toContain('notifications/progress');
+    expect(readFileSync(join(dist, 'hostctl.cjs'), 'latin1')).not.toContain('notifications/progress');
+  });
+
+  it('refuses --dry-run, whose output would break the protocol', async () => {
+    const r = await runCli(['--dry-run', 'mcp'], { env: world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef'), input: '' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^hostctl: --dry-run does not apply to hostctl mcp/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    // -R: the line the run prints once it has finished, which only a clean end gets to.
+    const child = spawn(process.execPath, [BIN, '-R', 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const waiting: { id: unknown; resolve: (m: Record<string, unknown>) => void }[] = [];
+    const messages: Record<string, unknown>[] = [];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const lines = stdout.split('\n');
+      for (const line of lines.slice(messages.length, -1)) {
+        const m = JSON.parse(line) as Record<string, unknown>;
+        messages.push(m);
+        const w = waiting.findIndex((x) => x.id === m.id);
+        if (w !== -1) waiting.splice(w, 1)[0]?.resolve(m);
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const send = (line: string, id: unknown) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const seen = messages.find((m) => m.id === id);
+        if (seen) return resolve(seen);
+        waiting.push({ id, resolve });
+        child.stdin.write(`${line}\n`);
+      });
+
+    const init = await send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), 1);
+    expect(init.result).toMatchObject({ serverInfo: { name: 'hostctl' }, capabilities: { tools: {} } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const list = await send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), 2);
+    expect(((list.result as { tools: { name: string }[] }).tools).map((t) => t.name)).toContain('list_objects');
+    const malformed = await send('{"jsonrpc": "2.0", "id": 3, "method": ', null);
+    expect(malformed.error).toMatchObject({ code: -32700 });
+    const unknown = await send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }), 4);
+    expect(unknown.error).toMatchObject({ code: -32602 });
+    const called = await send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_objects', arguments: { resource: 'apps', limit: 2 } } }), 5);
+    const result = called.result as { structuredContent: { items: unknown[] }; content: { text: string }[] };
+    expect(result.structuredContent.items).toHaveLength(2);
+    expect(JSON.parse(result.content[0]?.text ?? '')).toEqual(result.structuredContent);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/Rate limit: /);
+    expect(stdout + stderr).not.toContain(sandbox.token);
+    // Nothing but protocol on stdout: every line is a JSON-RPC message.
+    for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+  });
+});
