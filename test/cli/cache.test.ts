@@ -204,14 +204,19 @@ describe('hostctl cache info|clear', () => {
     expect(empty).toMatchObject({ entries: 0, bytes: 0, oldest: null });
     await hostctl(['apps', 'list', '--json', '--cache', '10m']);
     const full = JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout) as { entries: number; bytes: number; oldest: string | null };
-    expect(full.entries).toBeGreaterThan(0);
-    expect(full.bytes).toBeGreaterThan(0);
-    expect(Date.parse(String(full.oldest))).toBeGreaterThan(0);
+    // One page, one request: two files, the answer and the objects it holds, and nothing else.
+    const dir = join(config.path, 'cache');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
+    expect(files.map((f) => f.split('/').slice(-2, -1)[0]).sort()).toEqual(['answers', 'objects']);
+    const stats = files.map((f) => statSync(join(dir, f)));
+    const bytes = stats.reduce((n, st) => n + st.size, 0);
+    const oldest = new Date(Math.min(...stats.map((st) => st.mtimeMs))).toISOString();
+    expect(full).toEqual({ path: dir, entries: 2, bytes, oldest });
     const text = await hostctl(['cache', 'info']);
-    expect(text.stdout).toMatch(/^Entries: \d+$/m);
+    expect(text.stdout).toMatch(/^Entries: 2$/m);
     const cleared = await hostctl(['cache', 'clear']);
     expect(cleared.code).toBe(0);
-    expect(cleared.stderr).toMatch(/Removed \d+ cached entr/);
+    expect(cleared.stderr).toBe(`Removed 2 cached entries (${bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`}).\n`);
     expect(JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout)).toMatchObject({ entries: 0 });
     expect(await requests()).toHaveLength(1);
   });
