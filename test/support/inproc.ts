@@ -9,7 +9,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Clock, Runtime } from '../../src/runtime.js';
 import { startSandboxServer as startServer, type StartOptions } from '../../src/sandbox/main.js';
-import { baseEnv, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
+import { baseEnv, isolated, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
 import { MemoryStream } from './memory-stream.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
@@ -188,10 +188,10 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   // through main(): so does this layer, to the same function.
   if (args[0] === '__complete') {
     const { completionLines } = await import('../../src/commands/complete.js');
-    const lines = await completionLines(args.slice(1), baseEnv(opts.env));
+    const lines = await completionLines(args.slice(1), baseEnv(isolated(opts.env)));
     return { code: 0, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '', stderr: '' };
   }
-  const env = baseEnv(opts.env);
+  const env = baseEnv(isolated(opts.env));
   const outTTY = opts.stdoutColumns ?? opts.columns;
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
   const stderr = new MemoryOut(opts.columns === undefined ? undefined : { columns: opts.columns });
@@ -263,7 +263,7 @@ export async function startSandboxServer(args: string[] = []): Promise<PlatformS
  * terminal (tables, colour, spinners).
  */
 export async function runInPty(args: string[], opts: InprocRunOptions = {}): Promise<RunResult> {
-  const env = baseEnv({ TERM: 'xterm-256color', ...opts.env });
+  const env = baseEnv(isolated({ TERM: 'xterm-256color', ...opts.env }));
   const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
   const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
   const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text));
