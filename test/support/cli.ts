@@ -180,7 +180,7 @@ export function startSandbox(args: string[] = [], env: Record<string, string | u
 
 /** Runs a command in a pseudo-terminal (util-linux `script`), for TTY behaviour. */
 export function runInPty(args: string[], opts: RunOptions & { columns?: number } = {}): Promise<RunResult> {
-  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } });
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: isolated({ TERM: 'xterm-256color', ...opts.env }) });
 }
 
 /** util-linux `script` running hostctl in a pseudo-terminal of `columns` × 50. */
@@ -213,7 +213,7 @@ export function runInPtyInteractive(args: string[], steps: PtyStep[], opts: RunO
       advance(stdout, stdin);
     }
   };
-  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } }, advance);
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: isolated({ TERM: 'xterm-256color', ...opts.env }) }, advance);
 }
 
 /** Every file under `dir` whose bytes hold `needle` (a token, say). */
