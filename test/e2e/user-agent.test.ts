@@ -36,5 +36,7 @@ describe('User-Agent', () => {
     const seen = [...api.seen, ...moved.seen];
     expect(seen).toHaveLength(3);
     for (const req of seen) expect(req.headers['user-agent']).toBe(`hostctl/${VERSION}`);
+    // The hop to the other origin (another port) went without the token.
+    expect(api.seen.map((r) => r.headers.authorization !== undefined)).toEqual([true, false]);
   });
 });
