@@ -12,7 +12,7 @@ import { runCli, tmpDir } from '../support/inproc.js';
 
 const DEV_URL = 'https://developer.example.invalid/v1';
 const DEV_TOKEN = 'hct_developers_own_token_4242';
-const KEYS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'HOSTCTL_CONFIG_DIR'] as const;
+const KEYS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'HOSTCTL_CONFIG_DIR', 'DBUS_SESSION_BUS_ADDRESS'] as const;
 
 let dev: { path: string; cleanup(): void };
 let saved: Record<string, string | undefined>;
@@ -30,6 +30,7 @@ beforeEach(() => {
   process.env.XDG_CONFIG_HOME = join(dev.path, 'xdg-config');
   process.env.XDG_STATE_HOME = join(dev.path, 'xdg-state');
   delete process.env.HOSTCTL_CONFIG_DIR;
+  process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/developers-own-bus';
 });
 afterEach(() => {
   for (const k of KEYS) {
@@ -52,5 +53,14 @@ describe.each([
     const get = await run(['config', 'get', 'defaultProfile']);
     expect(get.stdout).not.toContain('mine');
     expect(readFileSync(devConfig, 'utf8')).toBe(before);
+  });
+});
+
+describe('an in-process run that names no D-Bus session', () => {
+  it("does not reach the developer's keychain through the session it inherited", async () => {
+    const r = await runCli(['auth', 'login', '--with-token', '--base-url', 'http://127.0.0.1:9/v1'], { input: 'hct_isolation_login_token_77' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^hostctl: No OS keychain is reachable/);
+    expect(r.stderr).not.toContain('developers-own-bus');
   });
 });
