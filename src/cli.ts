@@ -6,7 +6,7 @@
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { VERSION } from './context.js';
 import { HostctlError, ExitCode, UsageError, errorData } from './errors.js';
-import { flushSinks, guarded, releaseSinks, scrubSecrets } from './io.js';
+import { flushSinks, guarded, openSinks, releaseSinks, secretsOf, type Secrets } from './io.js';
 import { processRuntime, type Runtime } from './runtime.js';
 import { emptyOptionError } from './config/resolve.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
@@ -151,6 +151,8 @@ function refuseEmptyValues(cmd: CommandUnknownOpts): void {
  */
 export async function main(argv: string[], rt: Runtime = processRuntime()): Promise<number> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
+  // The run's own list of secrets, empty at its start, whatever runs before it in this process knew.
+  openSinks(rt.stdout, rt.stderr);
   if (rt.stdout === process.stdout) {
     // A reader that goes away (`hostctl apps list | head -1`) is not an error: stop quietly
     // and successfully, as git and gh do, rather than with an EPIPE stack trace.
@@ -227,8 +229,8 @@ export function wantsJson(argv: readonly string[]): boolean {
 }
 
 /** One line of JSON, every string in it scrubbed before it is escaped (an escaped secret would not be found). */
-export function jsonLine(value: unknown): string {
-  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? scrubSecrets(v) : v))}\n`;
+export function jsonLine(value: unknown, secrets: Secrets): string {
+  return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? secrets.scrub(v) : v))}\n`;
 }
 
 export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr, json = false): number {
@@ -240,7 +242,7 @@ export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'
     const usage = 'Run "hostctl --help" (or "hostctl <command> --help") for usage.';
     const data = errorData(err instanceof CommanderError ? new UsageError(err.message.replace(/^error: /, ''), usage) : err);
     // An empty message: the command has said what it had to (`docs diff --exit-status`).
-    if (data.message) stderr.write(jsonLine({ error: data }));
+    if (data.message) stderr.write(jsonLine({ error: data }, secretsOf(to)));
     return data.exit;
   }
   if (err instanceof CommanderError) {

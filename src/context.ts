@@ -1,7 +1,7 @@
 // The per-run context (gh's Factory): options, IO streams, config, profile, base URL,
 // token and HTTP client, each built on first use, so a command loads only what it needs.
 
-import { addSecret, IO } from './io.js';
+import { IO } from './io.js';
 import { MAX_TIMER_MS, processRuntime, underCI, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
 import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
@@ -184,9 +184,9 @@ export class Context {
   async resolveToken(o: { alwaysWarn?: boolean } = {}): Promise<Token> {
     const { resolveToken, storedFileToken } = await import('./auth/token.js');
     // A token this profile keeps in a file is cheap to know, and must not show either.
-    addSecret(storedFileToken(this.profileName(), this.profile(), this.env));
+    this.io.addSecret(storedFileToken(this.profileName(), this.profile(), this.env));
     const token = await resolveToken(this.profileName(), this.profile(), this.env, this.io, o.alwaysWarn);
-    addSecret(token.value);
+    this.io.addSecret(token.value);
     return token;
   }
 
@@ -304,6 +304,7 @@ export class Context {
         fingerprint: token.fingerprint,
         now: this.clock.now,
         warn: (text) => this.io.warn(text),
+        secret: (value) => this.io.addSecret(value),
       }),
     );
     this.fleets.set(token.fingerprint, opening);

@@ -16,55 +16,73 @@ type Stream = OutStream;
 
 /** Shorter values are too likely to occur by chance to be replaced in all text. */
 const MIN_SECRET_LENGTH = 6;
-/** Each secret, lower-cased, with the pattern that finds it in any case. */
-const secrets = new Map<string, RegExp>();
-let longest = 0;
-
-/**
- * Adds a value that must never reach stdout or stderr (the token of this run, a stored
- * one). It is found in any case: a URL's host name is lower-cased, token and all.
- */
-export function addSecret(value: string | undefined): void {
-  const v = value?.trim();
-  if (!v || v.length < MIN_SECRET_LENGTH || secrets.has(v.toLowerCase())) return;
-  longest = Math.max(longest, v.length);
-  secrets.set(v.toLowerCase(), new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
-}
 
 /** What a secret is shown as: `****` and its last four (all of a short one would be too much). */
 export function redacted(secret: string): string {
   return secret.length >= 12 ? `****${secret.slice(-4)}` : '****';
 }
 
-/**
- * `text` with every secret replaced. Code that cuts a value short (a one-line detail, a
- * table cell) calls this before cutting, so that no part of a secret survives the cut.
- */
-export function scrubSecrets(text: string): string {
-  for (const re of secrets.values()) text = text.replace(re, (found) => redacted(found));
-  return text;
-}
-
 /** A terminal control sequence not finished yet: its next character ends it, and is no secret. */
 const OPEN_SEQUENCE = /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*$/;
 
-/** The length of the longest end of `text` that could be the start of a secret. */
-function pendingLength(text: string): number {
-  let keep = 0;
-  const tail = text.slice(-longest).toLowerCase();
-  for (const s of secrets.keys()) {
-    for (let n = Math.min(s.length - 1, tail.length); n > keep; n--) {
-      if (tail.endsWith(s.slice(0, n)) && !OPEN_SEQUENCE.test(tail.slice(0, tail.length - n))) {
-        keep = n;
-        break;
+/**
+ * The secrets of one run (the token, any token its profile has stored): values that must
+ * never reach its stdout or stderr. One run's, never the process's: a run in a test
+ * process starts with none, whatever the runs before it knew, as a real process does.
+ */
+export class Secrets {
+  /** Each secret, lower-cased, with the pattern that finds it in any case. */
+  private readonly patterns = new Map<string, RegExp>();
+  private longest = 0;
+
+  /** Found in any case: a URL's host name is lower-cased, token and all. */
+  add(value: string | undefined): void {
+    const v = value?.trim();
+    if (!v || v.length < MIN_SECRET_LENGTH || this.patterns.has(v.toLowerCase())) return;
+    this.longest = Math.max(this.longest, v.length);
+    this.patterns.set(v.toLowerCase(), new RegExp(v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'));
+  }
+
+  /** `text` with every secret replaced. */
+  scrub(text: string): string {
+    for (const re of this.patterns.values()) text = text.replace(re, (found) => redacted(found));
+    return text;
+  }
+
+  /** The length of the longest end of `text` that could be the start of a secret. */
+  pendingLength(text: string): number {
+    let keep = 0;
+    const tail = text.slice(-this.longest).toLowerCase();
+    for (const s of this.patterns.keys()) {
+      for (let n = Math.min(s.length - 1, tail.length); n > keep; n--) {
+        if (tail.endsWith(s.slice(0, n)) && !OPEN_SEQUENCE.test(tail.slice(0, tail.length - n))) {
+          keep = n;
+          break;
+        }
       }
     }
+    return keep;
   }
-  return keep;
+}
+
+/**
+ * `text` with every secret of the runs under way replaced. Code that cuts a value short (a
+ * one-line detail, a table cell) and has no IO at hand calls this before cutting, so that
+ * no part of a secret survives the cut; the sink itself scrubs with its own run's secrets.
+ */
+export function scrubSecrets(text: string): string {
+  const seen = new Set<Secrets>();
+  for (const { secrets } of guards.values()) {
+    if (seen.has(secrets)) continue;
+    seen.add(secrets);
+    text = secrets.scrub(text);
+  }
+  return text;
 }
 
 interface Guard {
   stream: Stream;
+  secrets: Secrets;
   flush(): void;
 }
 
@@ -73,9 +91,10 @@ const guards = new Map<Writable, Guard>();
 /**
  * The guarded form of a stream: the same object for every caller, so that a secret split
  * across two writes (a streamed page, say) is still seen whole. The end of a write that
- * could begin a secret is held back until the next write, or until flushSinks().
+ * could begin a secret is held back until the next write, or until flushSinks(). A new
+ * guard masks `secrets` (a run's stdout and stderr share theirs: openSinks), or its own.
  */
-export function guarded(target: Stream): Stream {
+export function guarded(target: Stream, secrets = new Secrets()): Stream {
   const known = guards.get(target);
   if (known) return known.stream;
   const decoder = new StringDecoder('utf8');
@@ -86,13 +105,13 @@ export function guarded(target: Stream): Stream {
       typeof chunk === 'string'
         ? chunk
         : decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-    const all = scrubSecrets(held + text);
-    const keep = pendingLength(all);
+    const all = secrets.scrub(held + text);
+    const keep = secrets.pendingLength(all);
     held = all.slice(all.length - keep);
     return target.write(all.slice(0, all.length - keep), callback as (err?: Error | null) => void);
   };
   const flush = (): void => {
-    const rest = scrubSecrets(held + decoder.end());
+    const rest = secrets.scrub(held + decoder.end());
     held = '';
     if (rest) target.write(rest);
   };
@@ -119,8 +138,25 @@ export function guarded(target: Stream): Stream {
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
     },
   });
-  guards.set(target, { stream, flush });
+  guards.set(target, { stream, secrets, flush });
   return stream;
+}
+
+/** The secrets a guarded stream masks (those of its run). */
+export function secretsOf(target: Stream): Secrets {
+  guarded(target);
+  return (guards.get(target) as Guard).secrets;
+}
+
+/**
+ * Guards a run's stdout and stderr with one new list of secrets (a stream guarded already,
+ * the process's own, keeps its list); returns the run's list.
+ */
+export function openSinks(stdout: Stream, stderr: Stream, given?: Secrets): Secrets {
+  const secrets = guards.get(stdout)?.secrets ?? guards.get(stderr)?.secrets ?? given ?? new Secrets();
+  guarded(stdout, secrets);
+  guarded(stderr, secrets);
+  return secrets;
 }
 
 /** Writes out whatever the guards hold back; called once a run is over. */
@@ -128,18 +164,11 @@ export function flushSinks(): void {
   for (const g of guards.values()) g.flush();
 }
 
-/**
- * Flushes and forgets the guards of these streams: a run in a test process is over. When
- * no run is left, its secrets go too, so the next run in this process starts afresh.
- */
+/** Flushes and forgets the guards of these streams, and their secrets: a run in a test process is over. */
 export function releaseSinks(...targets: Writable[]): void {
   for (const t of targets) {
     guards.get(t)?.flush();
     guards.delete(t);
-  }
-  if (guards.size === 0) {
-    secrets.clear();
-    longest = 0;
   }
 }
 
@@ -165,12 +194,16 @@ export interface IOOptions {
   json?: boolean;
   /** HOSTCTL_ACCESSIBLE or the config's `accessible`; asked only when output needs it. */
   accessible?: () => boolean;
+  /** The run's secrets, for an IO made within a run on streams of its own (a redraw's capture). */
+  secrets?: Secrets;
 }
 
 export class IO {
   readonly stdout: Stream;
   readonly stderr: Stream;
   private readonly rawStdout: Stream;
+  /** What this run must never print: its stdout and stderr mask these. */
+  readonly secrets: Secrets;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   readonly quiet: boolean;
@@ -192,6 +225,7 @@ export class IO {
   constructor(opts: IOOptions = {}) {
     this.stdinSource = opts.stdin;
     this.rawStdout = opts.stdout ?? process.stdout;
+    this.secrets = openSinks(this.rawStdout, opts.stderr ?? process.stderr, opts.secrets);
     this.stdout = guarded(this.rawStdout);
     this.stderr = guarded(opts.stderr ?? process.stderr);
     this.env = opts.env ?? process.env;
@@ -222,6 +256,11 @@ export class IO {
     return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
   }
 
+  /** A value this run must never print (the token of the run, a stored one). */
+  addSecret(value: string | undefined): void {
+    this.secrets.add(value);
+  }
+
   out(text: string): void {
     this.stdout.write(text);
   }
@@ -240,7 +279,7 @@ export class IO {
   warn(text: string): void {
     if (this.json) {
       // Scrubbed before escaping: a secret escaped inside JSON would not be found by the sink.
-      this.stderr.write(`${JSON.stringify({ warning: { message: scrubSecrets(text) } })}\n`);
+      this.stderr.write(`${JSON.stringify({ warning: { message: this.secrets.scrub(text) } })}\n`);
       return;
     }
     // The one prefix of every message hostctl writes, then what kind it is.

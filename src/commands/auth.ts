@@ -6,7 +6,7 @@ import { AuthError, HostctlError, InterruptedError, StopHere, UsageError } from 
 import type { Token, TokenSource } from '../auth/token.js';
 import { checkProfileName, type Storage } from '../config/config.js';
 import type { RejectedMark } from '../config/state.js';
-import { addSecret, type IO } from '../io.js';
+import type { IO } from '../io.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 
@@ -194,7 +194,7 @@ export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   }
 
   const value = await readToken(ctx, o);
-  addSecret(value);
+  ctx.io.addSecret(value);
   const token = makeToken(value, storage);
   const mark = ctx.state().rejected(token.fingerprint);
   if (mark) throw await rejectedError(mark);

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import type { Context } from '../context.js';
 import { parseInterval } from '../config/duration.js';
-import { IO } from '../io.js';
+import { IO, releaseSinks } from '../io.js';
 import type { Resource } from '../resources.js';
 import { publicIdOf } from '../json/narrow.js';
 import { stringifyJson } from '../output/json.js';
@@ -71,7 +71,9 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
           }),
           { isTTY: true, columns: ctx.io.columns },
         );
-        await print(items, new IO({ stdout: capture, stderr: ctx.io.stderr, env: ctx.env, color: ctx.io.color }));
+        await print(items, new IO({ stdout: capture, stderr: ctx.io.stderr, env: ctx.env, color: ctx.io.color, secrets: ctx.io.secrets }));
+        // Its guards go with it: a long --watch would keep one per redraw.
+        releaseSinks(capture, ctx.io.stderr);
         // Up to the first line drawn last time, clear to the end, draw again.
         ctx.io.out(`${drawnLines > 0 ? `\u001b[${drawnLines}F\u001b[J` : ''}${text}`);
         drawnLines = text.split('\n').length - 1;

@@ -4,7 +4,7 @@
 // wire (wire.ts), and turns the final answer into an ApiResponse. The token is only ever
 // sent to the base URL's origin (bearer.ts), and never shown.
 
-import { addSecret, type IO } from '../io.js';
+import type { IO } from '../io.js';
 import type { Token } from '../auth/token.js';
 import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
@@ -139,7 +139,7 @@ export class HttpClient {
 
   constructor(readonly options: HttpClientOptions) {
     this.clock = options.clock ?? systemClock;
-    addSecret(options.token.value);
+    options.io.addSecret(options.token.value);
     const store = options.budgetStore ?? new FileStore(options.state.path, options.token.fingerprint, this.clock.now);
     this.budget = new Budget(store, options.interactive ? 'interactive' : 'batch');
     this.rate = new RateLimiter({

@@ -74,6 +74,8 @@ export interface FleetOptions {
   fingerprint: string;
   now: () => number;
   warn(text: string): void;
+  /** Registers the URL's password with the run's sink: a secret like the token, wherever a message might carry it. */
+  secret(value: string): void;
 }
 
 /** Where the URL comes from: HOSTCTL_REDIS_URL wins over the profile's setting. */
@@ -94,6 +96,7 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const setting = redisUrlSetting(o.env, o.profileUrl, o.profileName);
   if (!setting) return undefined;
   const target = parseRedisUrl(setting.raw, setting.origin);
+  if (target.password !== undefined) o.secret(target.password);
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
   const [{ connectRedis, faultReason, RedisStore }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);

@@ -3,7 +3,7 @@
 // (each hop, each resend; never an answer from the cache) with the token redacted.
 
 import { redact } from '../auth/token.js';
-import { addSecret } from '../io.js';
+import { Secrets } from '../io.js';
 import { sanitize } from '../output/sanitize.js';
 import { statusText } from './status.js';
 import type { Exchange, Layer } from './layers.js';
@@ -16,13 +16,13 @@ export interface VerboseOptions {
 }
 
 export function verboseLog(o: VerboseOptions): Layer {
-  // The sink's rule masks the secrets it knows; this layer makes sure it knows this one.
-  addSecret(o.secret);
+  // The sink masks its run's secrets too; this layer does not depend on what it was told.
+  const own = new Secrets();
+  own.add(o.secret);
   const write = (lines: string[]) => {
     // A hostile server could echo the token (in any case) or send control sequences in its
-    // headers: sanitize() masks every secret of the run by the one rule of the sink (io.ts),
-    // where the client registered the token, and strips the rest.
-    o.write(`${lines.map((l) => sanitize(l.replace(/\t/g, ' '))).join('\n')}\n`);
+    // headers: masked by the one rule of the sink (io.ts), then sanitize() strips the rest.
+    o.write(`${lines.map((l) => sanitize(own.scrub(l.replace(/\t/g, ' ')))).join('\n')}\n`);
   };
   return (next) => async (x) => {
     write(requestLines(x, o.secret));

@@ -391,6 +391,43 @@ describe('hostctl api against the alt server (Link-header paging, its own error 
   });
 });
 
+// hostctl asks for plain JSON; a server may answer JSON-LD anyway, and its `@` members
+// never reach the output (the envelope itself is what the server said, and is kept).
+describe.each(['member', 'hydra'] as const)('hostctl api against a server that answers JSON-LD to Accept: application/json (%s)', (style) => {
+  let server: Awaited<ReturnType<typeof startAlt>>;
+  let config: { path: string; cleanup(): void };
+  const hostctl = (args: string[]): Promise<RunResult> =>
+    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
+  const items = (n: number) => server.alt.objects('apps').slice(0, n);
+
+  beforeAll(async () => {
+    server = await startAlt({ limit: 100000, pageSize: 4, jsonLd: style });
+    config = tmpDir();
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config?.cleanup();
+  });
+
+  it('GET: the envelope without its @ members', async () => {
+    const r = await hostctl(['api', '/apps']);
+    expect(r.code).toBe(0);
+    const [member, view, next] = style === 'hydra' ? ['hydra:member', 'hydra:view', 'hydra:next'] : ['member', 'view', 'next'];
+    expect(JSON.parse(r.stdout)).toEqual({ [member]: items(4), [view]: { [next]: expect.stringMatching(/^\/v1\/apps\?cursor=\w+$/) as unknown } });
+    expect(r.stdout).not.toMatch(/"@/);
+  });
+
+  it('--paginate: every item of every envelope, without @ members', async () => {
+    server.alt.clearRequests();
+    const r = await hostctl(['api', '/apps', '--paginate']);
+    expect(r.code).toBe(0);
+    const all = server.alt.objects('apps');
+    expect(JSON.parse(r.stdout)).toEqual(all);
+    expect(r.stdout).not.toMatch(/"@/);
+    expect(server.alt.requests).toHaveLength(Math.ceil(all.length / 4));
+  });
+});
+
 describe('hostctl api never prints the token, even when a server echoes it', () => {
   const token = 'echo_token_0123456789abcdefWXYZ';
   let echo: Server;

@@ -181,6 +181,39 @@ describe('a request that asks the server now never comes from the cache', () => 
   });
 });
 
+describe('revalidation by date (a server that sends Last-Modified and no ETag)', () => {
+  it('a stale entry is asked for with If-Modified-Since, and the 304 serves the stored body', async () => {
+    const modified = 'Tue, 03 Jun 2025 10:00:00 GMT';
+    const body = JSON.stringify([{ publicId: 'ap-dated00001', name: 'dated' }]);
+    const server = await startHostile((req, res) => {
+      if (req.headers['if-modified-since'] === modified) {
+        res.writeHead(304, { 'last-modified': modified });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'last-modified': modified });
+      res.end(body);
+    });
+    try {
+      const clock = new VirtualClock(Date.now());
+      const run = () => runCli(['apps', 'list', '--json', '--cache', '60s'], { clock, env: { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path } });
+      const first = await run();
+      expect(first.code, first.stderr).toBe(0);
+      expect(server.seen[0]?.headers['if-modified-since']).toBeUndefined();
+      await clock.sleep(60_001);
+      const second = await run();
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toBe(first.stdout);
+      expect(JSON.parse(second.stdout)).toEqual(JSON.parse(body));
+      expect(server.seen).toHaveLength(2);
+      expect(server.seen[1]?.headers['if-modified-since']).toBe(modified);
+      expect(server.seen[1]?.headers['if-none-match']).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('--cache reads the run\'s clock', () => {
   it('an entry is fresh up to the duration and revalidated just after it', async () => {
     // hostctl's own clock, not the sandbox's: only the cache's notion of age moves.
@@ -204,14 +237,19 @@ describe('hostctl cache info|clear', () => {
     expect(empty).toMatchObject({ entries: 0, bytes: 0, oldest: null });
     await hostctl(['apps', 'list', '--json', '--cache', '10m']);
     const full = JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout) as { entries: number; bytes: number; oldest: string | null };
-    expect(full.entries).toBeGreaterThan(0);
-    expect(full.bytes).toBeGreaterThan(0);
-    expect(Date.parse(String(full.oldest))).toBeGreaterThan(0);
+    // One page, one request: two files, the answer and the objects it holds, and nothing else.
+    const dir = join(config.path, 'cache');
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
+    expect(files.map((f) => f.split('/').slice(-2, -1)[0]).sort()).toEqual(['answers', 'objects']);
+    const stats = files.map((f) => statSync(join(dir, f)));
+    const bytes = stats.reduce((n, st) => n + st.size, 0);
+    const oldest = new Date(Math.min(...stats.map((st) => st.mtimeMs))).toISOString();
+    expect(full).toEqual({ path: dir, entries: 2, bytes, oldest });
     const text = await hostctl(['cache', 'info']);
-    expect(text.stdout).toMatch(/^Entries: \d+$/m);
+    expect(text.stdout).toMatch(/^Entries: 2$/m);
     const cleared = await hostctl(['cache', 'clear']);
     expect(cleared.code).toBe(0);
-    expect(cleared.stderr).toMatch(/Removed \d+ cached entr/);
+    expect(cleared.stderr).toBe(`Removed 2 cached entries (${bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`}).\n`);
     expect(JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout)).toMatchObject({ entries: 0 });
     expect(await requests()).toHaveLength(1);
   });

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { ROOT, runCli, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
 import { HELP_TOPICS } from '../../src/help/names.js';
 
-const TOPICS = Object.keys(HELP_TOPICS);
+/** The topics the contract names (cli-contract.md, "hostctl help [command|topic]"), not read from src/. */
+const TOPICS = ['environment', 'exit-codes', 'formatting', 'rate-limit', 'sandbox', 'accessibility'];
+/** Topics the contract names as coming with their commands. */
+const LATER_TOPICS = ['mcp', 'fleet'];
 
 describe('hostctl help <topic>', () => {
   it('lists every topic under `hostctl help`, which is the root help, on stdout with exit 0', async () => {
@@ -18,6 +21,10 @@ describe('hostctl help <topic>', () => {
     expect(r.stdout).toMatch(/^Usage: hostctl /);
     for (const t of TOPICS) expect(r.stdout).toContain(`hostctl help ${t}`);
     expect(r.stdout).toBe((await runCli(['--help'])).stdout);
+    // No topic the contract does not name, and every topic the program has is listed.
+    const listed = [...r.stdout.matchAll(/hostctl help ([a-z-]+)/g)].map((m) => m[1]!).filter((t) => !['command', 'topic'].includes(t));
+    for (const t of listed) expect([...TOPICS, ...LATER_TOPICS]).toContain(t);
+    expect(new Set(listed)).toEqual(new Set(Object.keys(HELP_TOPICS)));
   });
 
   it.each(TOPICS)('prints the topic %s, exit 0', async (topic) => {
@@ -31,7 +38,9 @@ describe('hostctl help <topic>', () => {
 
   it('exit-codes names every code of the contract', async () => {
     const r = await runCli(['help', 'exit-codes']);
-    for (const code of [0, 1, 2, 3, 4, 5, 6, 130]) expect(r.stdout).toMatch(new RegExp(`^ {2}${code} +\\S`, 'm'));
+    expect(r.code).toBe(0);
+    const listed = [...r.stdout.matchAll(/^ {2}(\d+) +\S/gm)].map((m) => Number(m[1]));
+    expect(listed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 130]);
   });
 
   it('prints the help of a command, aliases too', async () => {

@@ -1,8 +1,9 @@
 // `hostctl rate-limit` end to end: the last state seen, from the token's budget file, with
 // no request; --refresh spends exactly one. The sandbox runs a long window (50 requests per
-// 600 s), so the remaining count is exactly the limit minus the requests it logged.
+// 600 s), so the remaining count is exactly the limit minus the requests it logged. Each
+// test has a sandbox and a config dir of its own, and makes the requests it counts.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
@@ -26,11 +27,11 @@ describe('hostctl rate-limit against the sandbox', () => {
   const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
     runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     server = await startSandboxServer(['--rate-limit', String(LIMIT), '--window', '600']);
     dir = tmpDir();
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.stop();
     dir?.cleanup();
   });
@@ -70,6 +71,7 @@ describe('hostctl rate-limit against the sandbox', () => {
   });
 
   it('--refresh spends exactly one request and shows what it brought', async () => {
+    expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     await server.clearRequests();
     const r = await hostctl(['rate-limit', '--refresh', '--json']);
     expect(r.code).toBe(0);
@@ -78,6 +80,7 @@ describe('hostctl rate-limit against the sandbox', () => {
   });
 
   it('piped: one tsv row; -R on rate-limit itself agrees', async () => {
+    for (let i = 0; i < 2; i++) expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     const r = await hostctl(['rate-limit', '-R']);
     expect(r.code).toBe(0);
     const cells = r.stdout.trimEnd().split('\t');
@@ -88,6 +91,8 @@ describe('hostctl rate-limit against the sandbox', () => {
   });
 
   it('the state is kept per token: another token has none', async () => {
+    expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
+    expect(JSON.parse((await hostctl(['rate-limit', '--json'])).stdout)).toMatchObject({ remaining: LIMIT - 1 });
     const res = await fetch(`${new URL(server.baseUrl).origin}/_sandbox/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -110,7 +115,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(readFileSync(state, 'utf8')).toBe(content);
     expect(content).not.toContain('rateLimits');
     const r = await hostctl(['rate-limit', '--json']);
-    expect(JSON.parse(r.stdout)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 4 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 2 });
   });
 
   it('a token the API rejected: exit 4, no request', async () => {
@@ -128,7 +133,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     const r = await hostctl(['rate-limit', '-o', 'table'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^No token for this run can be read/);
-    expect(r.stdout).toMatch(/^(Token sha256:[0-9a-f]{8}…: Rate limit: .*|Rate limit: unknown \(no state seen on this machine yet\))\n/);
+    expect(r.stdout).toBe('Rate limit: unknown (no state seen on this machine yet)\n');
     const refresh = await hostctl(['rate-limit', '--refresh'], env);
     expect(refresh.code).toBe(4);
     expect(refresh.stdout).toBe('');

@@ -3,7 +3,7 @@
 // server (Retry-After as an HTTP date, Reset as a Unix time).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startAlt, startSandboxServer, tmpDir, type PlatformServer, type VirtualClock } from '../support/inproc.js';
+import { runCli, startAlt, startSandboxServer, tmpDir, VirtualClock, type PlatformServer } from '../support/inproc.js';
 
 interface StatusLog {
   status: number;
@@ -131,11 +131,19 @@ describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Re
   });
 
   it('-R reads a Unix-time Reset as seconds from now', async () => {
-    const r = await runCli(['apps', 'list', '--limit', '1', '-R'], { env: env() });
-    expect(r.code).toBe(0);
-    const m = /^Rate limit: (\d+)\/1000 requests left, resets in (\d+)s \(this command: \d+ requests?\)$/m.exec(r.stderr);
-    expect(m).not.toBeNull();
-    expect(Number(m?.[2])).toBeLessThanOrEqual(3600);
+    // A server and a client on one clock, on a whole second: its first request opens a
+    // 60 s window, so Reset is exactly 60 s away.
+    const clock = new VirtualClock(Math.ceil(Date.now() / 1000) * 1000);
+    const own = await startAlt({ limit: 1000, now: clock.now });
+    const dir = tmpDir();
+    try {
+      const r = await runCli(['apps', 'list', '--limit', '1', '-R'], { env: { HOSTCTL_BASE_URL: own.baseUrl, HOSTCTL_TOKEN: own.token, HOSTCTL_CONFIG_DIR: dir.path }, clock });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^Rate limit: 999\/1000 requests left, resets in 60s \(this command: 1 request\)$/m);
+    } finally {
+      await own.stop();
+      dir.cleanup();
+    }
   });
 
 });

@@ -7,7 +7,7 @@
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
 import { startHostile } from '../support/hostile-server.js';
 import { startAlt } from '../support/inproc.js';
@@ -27,13 +27,19 @@ describe('the reference of a server whose beta changes between runs', () => {
   const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
     runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
   const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`);
+  /** Keeps the server's current reference (docs --refresh), and forgets that request. */
+  const keep = async () => {
+    expect((await hostctl(['docs', '--refresh'])).code).toBe(0);
+    await server.clearRequests();
+  };
 
-  beforeAll(async () => {
+  // Each test has a server (its beta not changed yet) and a config dir of its own.
+  beforeEach(async () => {
     server = await startAlt({ limit: 100000, reference: 'openapi' });
     dir = tmpDir();
     appId = String((await server.all('apps'))[3]!.publicId);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await server?.stop();
     dir?.cleanup();
   });
@@ -53,7 +59,7 @@ describe('the reference of a server whose beta changes between runs', () => {
 
   it('api <operationId> from the kept copy sends only the operation: path parameters filled, the rest as query (GET) or body', async () => {
     const env = String((await server.all('environments'))[0]!.publicId);
-    await server.clearRequests();
+    await keep();
     const list = await hostctl(['api', 'listApps', '-f', 'publicId[]=' + appId]);
     expect(list.stderr).toBe('');
     expect((JSON.parse(list.stdout) as { publicId: string }[]).map((a) => a.publicId)).toEqual([appId]);
@@ -67,7 +73,7 @@ describe('the reference of a server whose beta changes between runs', () => {
   });
 
   it('a missing path parameter, -X against the reference, --paginate of a POST: exit 2 naming it, nothing sent', async () => {
-    await server.clearRequests();
+    await keep();
     const missing = await hostctl(['api', 'deploymentsOfEnvironment']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^hostctl: deploymentsOfEnvironment \(GET \/environments\/\{environment_id\}\/deployments\) needs the path parameter "environment_id"\.\nGive it with -f: hostctl api deploymentsOfEnvironment -f environment_id=…\n$/);
@@ -80,7 +86,7 @@ describe('the reference of a server whose beta changes between runs', () => {
   });
 
   it('an unknown name: one request for the reference, then exit 2 with the closest names', async () => {
-    await server.clearRequests();
+    await keep();
     const r = await hostctl(['api', 'listApp']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -91,6 +97,7 @@ describe('the reference of a server whose beta changes between runs', () => {
   });
 
   it('after the beta changed: the kept copy still answers, a new name is fetched once, docs diff shows the change', async () => {
+    await keep();
     const before = readFileSync(keptFile(dir.path), 'utf8');
     server.alt.evolveReference();
     await server.clearRequests();
@@ -150,6 +157,7 @@ describe('the reference of a server whose beta changes between runs', () => {
   });
 
   it('a kept copy older than a day is fetched again before it is used', async () => {
+    await keep();
     const file = keptFile(dir.path);
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { fetchedAt: number };
     writeFileSync(file, JSON.stringify({ ...kept, fetchedAt: kept.fetchedAt - 25 * 60 * 60 * 1000 }));
@@ -160,6 +168,7 @@ describe('the reference of a server whose beta changes between runs', () => {
   });
 
   it('docs --refresh fetches it now and keeps it; docs --operations then sends nothing', async () => {
+    server.alt.evolveReference();
     await server.clearRequests();
     const r = await hostctl(['docs', '--refresh']);
     expect(r.code).toBe(0);

@@ -71,12 +71,15 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
 
   it('--page N shows that page', async () => {
     const first = json(await hostctl(['apps', 'list', '--json'])) as Record<string, unknown>[];
+    await server.clearRequests();
     const second = json(await hostctl(['apps', 'list', '--page', '2', '--json'])) as Record<string, unknown>[];
+    expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/apps', query: 'page=2' }]);
     if (server.name === 'sandbox') {
       expect(second.map((a) => a.publicId)).toEqual(apps.slice(first.length, first.length * 2).map((a) => a.publicId));
     } else {
-      // A cursor-paged server has no page numbers; hostctl sends ?page=2 and shows what comes.
-      expect(second.length).toBeGreaterThan(0);
+      // A cursor-paged server has no page numbers: it ignores ?page=2 and answers its first
+      // page, which hostctl shows as it came.
+      expect(second.map((a) => a.publicId)).toEqual(apps.slice(0, 25).map((a) => a.publicId));
     }
   });
 
@@ -206,6 +209,69 @@ describe.each(servers)('resource commands against %s', (_name, start) => {
     const r = await hostctl(['deployments', 'list', '--environment', 'en-doesnotexist']);
     expect(r.code).toBe(3);
     expect(r.stderr).not.toMatch(/at .*\.js/);
+  });
+});
+
+// hostctl asks for plain JSON (Accept: application/json), but a server may answer JSON-LD
+// anyway: its `@` members never reach the output, and its envelope is paged through.
+describe.each(['member', 'hydra'] as const)('a server that answers JSON-LD to Accept: application/json (%s envelope)', (style) => {
+  let server: PlatformServer & { alt: Awaited<ReturnType<typeof startAlt>>['alt'] };
+  let config: { path: string; cleanup(): void };
+  let apps: readonly Record<string, unknown>[];
+
+  const hostctl = (args: string[]): Promise<RunResult> =>
+    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
+  const json = (r: RunResult): unknown => {
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  beforeAll(async () => {
+    server = await startAlt({ limit: 100000, jsonLd: style });
+    config = tmpDir();
+    apps = server.alt.objects('apps');
+  });
+  afterAll(async () => {
+    await server?.stop();
+    config?.cleanup();
+  });
+
+  it('apps list --json: the first page, its objects as the server holds them, no @ member', async () => {
+    const list = json(await hostctl(['apps', 'list', '--json'])) as Record<string, unknown>[];
+    expect(list).toEqual(apps.slice(0, 25));
+    expect(JSON.stringify(list)).not.toMatch(/"@/);
+  });
+
+  it('apps list --all --json: every page, followed by the envelope\'s next (no Link header), no @ member', async () => {
+    await server.clearRequests();
+    const list = json(await hostctl(['apps', 'list', '--all', '--json'])) as Record<string, unknown>[];
+    expect(list).toEqual(apps);
+    expect(JSON.stringify(list)).not.toMatch(/"@/);
+    const requests = await server.requests();
+    expect(requests).toHaveLength(Math.ceil(apps.length / 25));
+    expect(requests.slice(1).every((r) => /^cursor=/.test(r.query))).toBe(true);
+  });
+
+  it('-o ndjson, tsv and a table show no @ member either', async () => {
+    const nd = await hostctl(['apps', 'list', '-o', 'ndjson']);
+    expect(nd.code).toBe(0);
+    const lines = nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toEqual(apps.slice(0, 25));
+    const tsv = await hostctl(['apps', 'list', '-o', 'tsv']);
+    expect(tsv.code).toBe(0);
+    expect(tsv.stdout.split('\n')[0]?.split('\t')[0]).toBe(apps[0]?.publicId);
+    expect(tsv.stdout).not.toMatch(/@(id|type|context)|hydra:|\/v1\/apps\//i);
+    const table = await runInPty(['apps', 'list'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain(String(apps[0]?.publicId));
+    expect(table.stdout).not.toMatch(/@(id|type|context)|hydra:|\/v1\/apps\//i);
+  });
+
+  it('apps get ID --json: the object without its @ members', async () => {
+    const id = String(apps[2]?.publicId);
+    const got = json(await hostctl(['apps', 'get', id, '--json']));
+    expect(got).toEqual(apps[2]);
   });
 });
 

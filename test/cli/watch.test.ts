@@ -121,4 +121,35 @@ describe('--watch on a terminal', () => {
     expect(Number(m![1])).toBe(3);
     expect(m![2]).not.toContain('deploying');
   });
+
+  it('the spinner says when the next poll goes and the budget left, exactly, on the virtual clock', async () => {
+    // A sandbox of its own: 100 requests a minute, so one poll's share (1.2 s) is below the 2 s asked for.
+    const own = await startSandbox(['--rate-limit', '100', '--window', '60']);
+    const dir = tmpDir('hostctl-watch-spin-');
+    try {
+      await sandboxAdmin(own).plant('apps', [{ publicId: 'ap-spinwatch001', name: 'spin', status: 'running' }]);
+      let interrupted = false;
+      const keyboard: Clock = {
+        now: own.clock.now,
+        sleep: async (ms) => {
+          await own.clock.sleep(ms);
+          if (interrupted) throw new InterruptedError('Interrupted.');
+        },
+      };
+      const held = own.clock.hold();
+      const running = runInPty(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], {
+        env: { HOSTCTL_BASE_URL: own.baseUrl, HOSTCTL_TOKEN: own.token, HOSTCTL_CONFIG_DIR: dir.path, CI: undefined },
+        clock: keyboard,
+      });
+      expect(await held.reached).toBe(2000);
+      interrupted = true;
+      held.release();
+      const r = await running;
+      expect(r.code).toBe(130);
+      expect(r.stdout).toContain('Watching 1 app: next poll in 2s, budget 99 requests left (Ctrl-C to stop)');
+    } finally {
+      await own.stop();
+      dir.cleanup();
+    }
+  });
 });

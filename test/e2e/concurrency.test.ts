@@ -100,6 +100,13 @@ describe('10 hostctl processes at once, one config dir', () => {
     expect((await hostctl(['config', 'set', 'profiles.keep.baseUrl', baseUrl])).code).toBe(0);
     expect((await hostctl(['config', 'set', 'profiles.keep.output', 'json'])).code).toBe(0);
 
+    // Ten app IDs, one for each state writer of the two rounds: each writer remembers a
+    // different one in the same file (state.json), so a lost update is a missing ID.
+    const elsewhere = tmpDir('hostctl-concurrency-ids-');
+    const listed = await runCli(['apps', 'list', '--limit', '10', '--json'], { env: { HOSTCTL_CONFIG_DIR: elsewhere.path, HOME: elsewhere.path, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl } });
+    elsewhere.cleanup();
+    const appIds = (JSON.parse(listed.stdout) as { publicId: string }[]).map((a) => a.publicId);
+    expect(new Set(appIds).size).toBe(10);
     const listTokens: string[] = [];
     const setProfiles: string[] = [];
     const logins: { profile: string; token: string }[] = [];
@@ -115,8 +122,8 @@ describe('10 hostctl processes at once, one config dir', () => {
       // The lists and the logins send one request each.
       relay.gather(lists.length + logs.length);
       const results = await Promise.all([
-        // State writers: rate state under each token's fingerprint, and the IDs seen.
-        ...lists.map((token) => hostctl(['apps', 'list', '--limit', '3', '--json'], { HOSTCTL_TOKEN: token, HOSTCTL_BASE_URL: baseUrl })),
+        // State writers: rate state under each token's fingerprint, and an ID seen, each its own.
+        ...lists.map((token, i) => hostctl(['apps', 'get', appIds[(round - 1) * 5 + i]!, '--json'], { HOSTCTL_TOKEN: token, HOSTCTL_BASE_URL: baseUrl })),
         // A config writer.
         ...sets.map((profile) => hostctl(['config', 'set', `profiles.${profile}.baseUrl`, `http://127.0.0.1:${9000 + round}/v1`])),
         // Config, token file and state writers at once.
@@ -140,8 +147,8 @@ describe('10 hostctl processes at once, one config dir', () => {
     const state = json('state.json') as { ids: Record<string, Record<string, string[]>> };
     // Every process that sent a request left its token's rate state (in the token's budget file): no write was lost.
     for (const token of [...listTokens, ...logins.map((l) => l.token)]) expect((json(`budget/${sha(token)}.json`) as { rate?: unknown }).rate, `rate state of …${token.slice(-4)}`).toBeDefined();
-    // The ID cache is keyed by base URL, not by profile.
-    expect(state.ids[baseUrl]?.apps?.length).toBeGreaterThanOrEqual(3);
+    // The ID cache is keyed by base URL, not by profile; every writer's ID is in it.
+    expect([...(state.ids[baseUrl]?.apps ?? [])].sort()).toEqual([...appIds].sort());
     expect(statSync(join(config.path, 'state.json')).mode & 0o777).toBe(0o600);
 
     // No temporary file or lock left behind.

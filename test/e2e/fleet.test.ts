@@ -124,6 +124,12 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       expect(right.stderr).not.toContain('warning');
       expect(right.stderr + right.stdout).not.toContain('right-horse-battery');
       expect((await locked.dump()).map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+      // The password is a secret of the run's sink like the token: data that carries it is masked.
+      await admin.plant('apps', [{ publicId: 'ap-echopass01', name: 'right-horse-battery', status: 'running' }]);
+      const echoed = await runCli(['apps', 'get', 'ap-echopass01', '--json'], { env: machine({ ...env, HOSTCTL_REDIS_URL: locked.url }) });
+      expect(echoed.code, echoed.stderr).toBe(0);
+      expect(echoed.stdout).not.toContain('right-horse-battery');
+      expect(JSON.parse(echoed.stdout)).toMatchObject({ publicId: 'ap-echopass01', name: '****tery' });
     } finally {
       await locked.stop();
     }

@@ -37,7 +37,11 @@ describe('--watch on a terminal', () => {
     expect(r.stdout).toContain('ap-spinwatch001');
     const m = line.exec(r.stdout);
     expect(m, r.stdout).not.toBeNull();
-    expect(Number(m![1])).toBe(2);
+    // The exact text, on a clock the test holds: test/cli/watch.test.ts. Here, on the real
+    // clock, the count may already have gone down when the line is drawn: at most the
+    // interval asked for, never zero.
+    expect(Number(m![1])).toBeGreaterThanOrEqual(1);
+    expect(Number(m![1])).toBeLessThanOrEqual(2);
     // One request (or two, if a second round went out first) of 100 in the window.
     expect(Number(m![2])).toBeGreaterThanOrEqual(97);
     expect(Number(m![2])).toBeLessThanOrEqual(99);

@@ -40,6 +40,12 @@ export interface AltOptions {
   now?: () => number;
   /** Close an idle connection after this many seconds, and say so (`Keep-Alive: timeout=N`). */
   keepAliveSeconds?: number;
+  /**
+   * Answer JSON-LD whatever the Accept header (a server may): `@` members on every object,
+   * a list as a `member` / `view.next` envelope, or with `hydra:` names (`hydra:member`,
+   * `hydra:view` / `hydra:next`), its next page named in the envelope only (no Link header).
+   */
+  jsonLd?: 'member' | 'hydra';
 }
 
 /** The alt server's OpenAPI document; `evolved`: after the beta gained and lost operations. */
@@ -93,6 +99,8 @@ function openApiDocument(origin: string, evolved: boolean): Obj {
     },
   };
 }
+
+const CONTEXT = 'https://schema.example.invalid/v1';
 
 /** The names the nested form gives each flat reference field. */
 const NESTED_NAMES: Record<string, string> = { teamId: 'owningTeam', appId: 'application', environmentId: 'deployTarget' };
@@ -272,7 +280,8 @@ export async function startAltServer(options: AltOptions = {}) {
     }
     if (evolved && parts.length === 3 && collection === 'apps' && sub) {
       const app = data.apps!.find((a) => a.publicId === sub);
-      if (app) reply(res, 200, app, headers);
+      if (app && options.jsonLd) reply(res, 200, { '@context': CONTEXT, '@id': `/v1/apps/${sub}`, '@type': 'App', ...app }, headers);
+      else if (app) reply(res, 200, app, headers);
       else reply(res, 404, error('not_found', `No app ${sub}.`), headers);
       return app ? 200 : 404;
     }
@@ -315,10 +324,16 @@ export async function startAltServer(options: AltOptions = {}) {
       n.searchParams.set('cursor', cursorOf(start + pageSize));
       next = `${n.pathname}${n.search}`;
     }
-    if (next) headers.Link = `<${next}>; rel="next"`;
-    if (req.headers.accept === undefined) {
+    if (options.jsonLd === 'hydra') {
+      const members = page.map((o) => ({ '@id': `/v1/${collection}/${String(o.publicId)}`, '@type': 'Thing', ...o }));
+      const view = next ? { 'hydra:view': { '@id': url.pathname + url.search, '@type': 'hydra:PartialCollectionView', 'hydra:next': next } } : {};
+      reply(res, 200, { '@context': CONTEXT, '@id': url.pathname, '@type': 'hydra:Collection', 'hydra:member': members, ...view }, headers);
+      return 200;
+    }
+    if (next && options.jsonLd !== 'member') headers.Link = `<${next}>; rel="next"`;
+    if (req.headers.accept === undefined || options.jsonLd === 'member') {
       const members = page.map((o) => ({ '@id': `/v1/${collection}/${String(o.publicId)}`, '@type': collection, ...o }));
-      reply(res, 200, { '@context': 'https://schema.example.invalid/v1', '@type': 'Collection', member: members, ...(next ? { view: { next } } : {}) }, headers);
+      reply(res, 200, { '@context': CONTEXT, '@type': 'Collection', member: members, ...(next ? { view: { next } } : {}) }, headers);
     } else {
       reply(res, 200, page, headers);
     }

@@ -16,7 +16,7 @@ import { fingerprint } from '../../src/auth/token.js';
 import { updateJsonFileSync } from '../../src/config/atomic.js';
 import { BudgetFile } from '../../src/http/budget.js';
 import { isRecord } from '../../src/json/narrow.js';
-import { BIN, baseEnv } from './cli.js';
+import { BIN, baseEnv, isolated } from './cli.js';
 
 /** How far ahead the hold reaches at first; it lapses early only if this process stalls that long. */
 export const HOLD_MS = 500;
@@ -124,7 +124,7 @@ export function startAllQueued(n: number, hold: BudgetHold, start: () => Queued)
 
 /** Starts hostctl with `args`, without a terminal, for a process that is to queue for a slot. */
 export function startQueued(args: string[], env: Record<string, string | undefined>): Queued {
-  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(isolated(env)), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waiting = new Promise<void>((resolve, reject) => {

@@ -43,8 +43,36 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   return env;
 }
 
+/** The XDG dirs a run never inherits from the developer's shell (a test may name them). */
+const XDG_DIRS = ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_RUNTIME_DIR'];
+
+let scratch: string | undefined;
+
+/** A new empty directory under this test process's own, which goes when the process exits. */
+function scratchDir(prefix: string): string {
+  if (scratch === undefined) {
+    const root = mkdtempSync(join(tmpdir(), 'hostctl-runs-'));
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+    scratch = root;
+  }
+  return mkdtempSync(join(scratch, prefix));
+}
+
+/**
+ * What a hostctl run adds to the environment its test gives it: a HOME of its own (new and
+ * empty) unless the test names one, and none of the developer's XDG dirs. So a run that
+ * names no HOSTCTL_CONFIG_DIR reads and writes an empty ~/.config/hostctl of its own, never
+ * the developer's, and passes or fails the same wherever it runs.
+ */
+export function isolated(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const env = { ...extra };
+  if (!('HOME' in env)) env.HOME = scratchDir('home-');
+  for (const k of XDG_DIRS) if (!(k in env)) env[k] = undefined;
+  return env;
+}
+
 export function runCli(args: string[], opts: RunOptions = {}): Promise<RunResult> {
-  return runProcess(process.execPath, [BIN, ...args], opts);
+  return runProcess(process.execPath, [BIN, ...args], { ...opts, env: isolated(opts.env) });
 }
 
 /**
@@ -152,7 +180,7 @@ export function startSandbox(args: string[] = [], env: Record<string, string | u
 
 /** Runs a command in a pseudo-terminal (util-linux `script`), for TTY behaviour. */
 export function runInPty(args: string[], opts: RunOptions & { columns?: number } = {}): Promise<RunResult> {
-  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } });
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: isolated({ TERM: 'xterm-256color', ...opts.env }) });
 }
 
 /** util-linux `script` running hostctl in a pseudo-terminal of `columns` × 50. */
@@ -185,7 +213,7 @@ export function runInPtyInteractive(args: string[], steps: PtyStep[], opts: RunO
       advance(stdout, stdin);
     }
   };
-  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: { TERM: 'xterm-256color', ...opts.env } }, advance);
+  return runProcess('script', scriptArgs(args, opts.columns), { ...opts, env: isolated({ TERM: 'xterm-256color', ...opts.env }) }, advance);
 }
 
 /** Every file under `dir` whose bytes hold `needle` (a token, say). */

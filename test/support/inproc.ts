@@ -9,7 +9,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Clock, Runtime } from '../../src/runtime.js';
 import { startSandboxServer as startServer, type StartOptions } from '../../src/sandbox/main.js';
-import { baseEnv, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
+import { baseEnv, isolated, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
 import { MemoryStream } from './memory-stream.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
@@ -180,6 +180,15 @@ async function withProcessEnv<T>(env: NodeJS.ProcessEnv, run: () => Promise<T>):
 }
 
 /**
+ * A run's environment in this process: its own HOME (isolated()), and no D-Bus session
+ * unless the test names one, so that no in-process run reaches the developer's keychain
+ * (the real Secret Service is test/e2e/keychain.test.ts's).
+ */
+function inprocEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { DBUS_SESSION_BUS_ADDRESS: undefined, ...isolated(extra) };
+}
+
+/**
  * Runs hostctl in this process, like runCli runs the built one. The environment is built
  * as the real runs' is (baseEnv), so HOME and the XDG dirs a test sets are the ones used.
  */
@@ -188,10 +197,10 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   // through main(): so does this layer, to the same function.
   if (args[0] === '__complete') {
     const { completionLines } = await import('../../src/commands/complete.js');
-    const lines = await completionLines(args.slice(1), baseEnv(opts.env));
+    const lines = await completionLines(args.slice(1), baseEnv(inprocEnv(opts.env)));
     return { code: 0, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '', stderr: '' };
   }
-  const env = baseEnv(opts.env);
+  const env = baseEnv(inprocEnv(opts.env));
   const outTTY = opts.stdoutColumns ?? opts.columns;
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
   const stderr = new MemoryOut(opts.columns === undefined ? undefined : { columns: opts.columns });
@@ -263,7 +272,7 @@ export async function startSandboxServer(args: string[] = []): Promise<PlatformS
  * terminal (tables, colour, spinners).
  */
 export async function runInPty(args: string[], opts: InprocRunOptions = {}): Promise<RunResult> {
-  const env = baseEnv({ TERM: 'xterm-256color', ...opts.env });
+  const env = baseEnv(inprocEnv({ TERM: 'xterm-256color', ...opts.env }));
   const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
   const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
   const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text));

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BudgetFile, DEFER_STEP_MS, WAITER_GRACE_MS, decide, normalizeBudget, observe, pendingWaiters, register, reserve, withdraw, type BudgetData } from '../../src/http/budget.js';
+import { BudgetFile, DEFER_STEP_MS, SLOT_MARGIN_MS, WAITER_GRACE_MS, decide, normalizeBudget, observe, pendingWaiters, register, reserve, withdraw, type BudgetData } from '../../src/http/budget.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const W = 5_000;
@@ -168,8 +168,8 @@ describe('BudgetFile: two processes sharing the file', () => {
     expect(batch.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
     expect(person.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
     expect(person.read().waiters).toBeUndefined();
-    const next = batch.tryReserve();
-    expect('waitMs' in next && next.deferred).toBeFalsy();
+    // No longer deferred: it waits, like anyone, for the one slot the person now holds.
+    expect(batch.tryReserve()).toEqual({ waitMs: W + SLOT_MARGIN_MS });
   });
 
   it('a waiter that gives up withdraws, and the batch goes at once', () => {

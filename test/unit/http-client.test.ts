@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -265,13 +266,45 @@ describe('network failures', () => {
     expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused. Is the server running, and is the base URL right (from --base-url)?`);
   });
 
+  /**
+   * Runs `body` with the timers of the client (its own, undici's) on a fake clock: no
+   * timeout fires until the test moves it, once the exchange is where the test wants it.
+   */
+  async function onFakeTimers<T>(body: () => Promise<T>): Promise<T> {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      return await body();
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  /** Resolves once undici has received the head of a response (its diagnostics channel). */
+  function headArrives(): Promise<void> {
+    return new Promise((resolve) => {
+      const seen = () => {
+        unsubscribe('undici:request:headers', seen);
+        resolve();
+      };
+      subscribe('undici:request:headers', seen);
+    });
+  }
+
   it('a server that never answers → timeout NetworkError', async () => {
-    const s = track(await stub(() => undefined));
-    const h = track(harness(s.baseUrl, { timeoutMs: 300 }));
-    const err = await rejection(h.client.request({ path: '/apps' }));
+    let asked!: () => void;
+    const requested = new Promise<void>((resolve) => (asked = resolve));
+    const s = track(await stub(() => asked()));
+    const err = await onFakeTimers(async () => {
+      const h = track(harness(s.baseUrl, { timeoutMs: 300 }));
+      const pending = rejection(h.client.request({ path: '/apps' }));
+      await requested;
+      await vi.advanceTimersByTimeAsync(300);
+      return pending;
+    });
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toContain('No answer from 127.0.0.1:');
     expect(err.message).toContain('within 0.3s; raise --timeout or try later');
+    expect(err.message).not.toContain('stalled part-way');
   });
 
   it('a body that stalls part-way → timeout NetworkError', async () => {
@@ -279,12 +312,18 @@ describe('network failures', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('[{"publicId":');
     }));
-    // undici's own timer, not the run's clock: long enough that the head arrives first
-    // even on a loaded machine (at 300 ms it once timed out before the head, at load 10).
-    const h = track(harness(s.baseUrl, { timeoutMs: 1_000 }));
-    const err = await rejection(h.client.request({ path: '/apps' }));
+    // The timeout fires only once the head has arrived: the order a slow machine could
+    // change on a real timer is the test's to decide.
+    const err = await onFakeTimers(async () => {
+      const h = track(harness(s.baseUrl, { timeoutMs: 1_000 }));
+      const head = headArrives();
+      const pending = rejection(h.client.request({ path: '/apps' }));
+      await head;
+      await vi.advanceTimersByTimeAsync(1_000);
+      return pending;
+    });
     expect(err).toBeInstanceOf(NetworkError);
-    expect(err.message).toContain('stalled part-way');
+    expect(err.message).toContain('within 1s (the response stalled part-way)');
   });
 
   it('a connection reset mid-body → NetworkError', async () => {
