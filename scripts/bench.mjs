@@ -140,20 +140,22 @@ req.on('error', (err) => {
 
 // The undici floor: the same GET as BASELINE, with the pool options hostctl's HTTP core
 // uses, through the undici that hostctl bundles.
-const UNDICI_FLOOR = String.raw`import { Agent, request } from 'undici';
+const UNDICI_FLOOR = String.raw`import { Agent } from 'undici';
 
 export async function main() {
   const timeout = 30_000;
   const agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
   try {
-    const res = await request(new URL(process.env.HOSTCTL_BASE_URL + '/apps'), {
+    const url = new URL(process.env.HOSTCTL_BASE_URL + '/apps');
+    const res = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
       method: 'GET',
       headers: {
         accept: 'application/json',
         authorization: 'Bearer ' + process.env.HOSTCTL_TOKEN,
         'user-agent': 'hostctl/' + process.env.BENCH_VERSION,
       },
-      dispatcher: agent,
     });
     const chunks = [];
     for await (const chunk of res.body) chunks.push(chunk);
