@@ -209,69 +209,127 @@ async function buildCompletion(define) {
 }
 
 /**
- * The code caches, dist/hostctl.cjs.cache and dist/complete.cjs.cache: each bundle, loaded
- * by bin/hostctl.js as at run time, runs a few commands (the program against a loopback
- * server that answers like the platform); then V8 saves what it compiled on the way. One
- * process each: the program's V8 flag must not be set for the completion's. Without a
- * cache hostctl works, only slower to start, and its first run saves a cache of its own
- * where dist/ is writable: a warning, not a failed build.
+ * The smoke test of the bundles, which also makes their code caches (dist/hostctl.cjs.cache
+ * and dist/complete.cjs.cache): each bundle, loaded by bin/hostctl.js as at run time, runs
+ * a few commands (the program against a loopback server that answers like the platform),
+ * its output is checked, and then V8 saves what it compiled on the way. One process each:
+ * the program's V8 flag must not be set for the completion's. A bundle that cannot do its
+ * job (a request that fails, output that is not what the server sent) fails the build, so
+ * that neither `npm install` nor `npm pack` (both run it, as prepare) can ship a client
+ * that cannot make a request: an undici whose internals moved under scripts/trim.mjs is
+ * caught here if not before.
  */
+const TRAINING_APPS = [1, 2, 3].map((n) => ({ publicId: `ap-train${n}`, name: `app-${n}`, status: 'running', createdAt: `2024-01-0${n}T00:00:00Z` }));
+/** Written between the commands of a training run, so that each one's output is checked on its own. */
+const END = '\n--- hostctl build: end of command ---\n';
+
 function trainCodeCaches() {
   const bin = JSON.stringify(join(root, 'bin', 'hostctl.js'));
   // The name V8 keeps in the cache: not this machine's path, which would ship in the
   // package. Node 24 puts the installed path in stack traces regardless; Node 20 shows this.
   const options = `{ train: true, as: '/hostctl/dist' }`;
-  train(
+  const program = train(
     'dist/hostctl.cjs',
     `
 import { createServer } from 'node:http';
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { loadProgram } = require(${bin});
-const apps = [1, 2, 3].map((n) => ({ publicId: 'ap-train' + n, name: 'app-' + n, status: 'running', createdAt: '2024-01-0' + n + 'T00:00:00Z' }));
+const apps = ${JSON.stringify(TRAINING_APPS)};
 const server = createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-ratelimit-limit', '1000');
   res.setHeader('x-ratelimit-remaining', '999');
   res.setHeader('x-ratelimit-reset', '60');
-  res.end(JSON.stringify(apps));
+  if (req.headers.authorization !== 'Bearer build-training-token') {
+    res.statusCode = 401;
+    return res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'no token' } }));
+  }
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const wanted = url.searchParams.getAll('publicId[]');
+  if (url.pathname === '/v1/apps') return res.end(JSON.stringify(wanted.length > 0 ? apps.filter((a) => wanted.includes(a.publicId)) : apps));
+  const app = apps.find((a) => url.pathname === '/v1/apps/' + a.publicId);
+  if (app) return res.end(JSON.stringify(app));
+  res.statusCode = 404;
+  res.end(JSON.stringify({ error: { code: 'not_found', message: 'no such path ' + req.url } }));
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:' + server.address().port + '/v1';
 const { main, saveCache } = loadProgram(${JSON.stringify(outdir)}, ${options});
 for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get', 'ap-train1', 'ap-train2', '--json']]) {
   const code = await main(argv);
-  if (code !== 0) throw new Error('training run "' + argv.join(' ') + '" exited with ' + code);
+  if (code !== 0) {
+    process.stderr.write('"hostctl ' + argv.join(' ') + '" exited with ' + code + '\\n');
+    process.exit(1);
+  }
+  await new Promise((resolve) => process.stdout.write(${JSON.stringify(END)}, resolve));
 }
 server.close();
 saveCache();
 `,
   );
-  train(
+  const [list, table, get] = program.split(END);
+  const listed = parseJson(list);
+  expect(JSON.stringify(listed) === JSON.stringify(TRAINING_APPS), '"hostctl apps list --json" did not print the apps the server sent', list);
+  expect(TRAINING_APPS.every((a) => table.includes(a.publicId) && table.includes(a.name)), '"hostctl apps list" did not print every app in its table', table);
+  const got = [parseJson(get)].flat();
+  expect(JSON.stringify(got) === JSON.stringify(TRAINING_APPS.slice(0, 2)), '"hostctl apps get ap-train1 ap-train2 --json" did not print the two apps the server sent', get);
+
+  const completion = train(
     'dist/complete.cjs',
     `
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { loadCompletion } = require(${bin});
 const ids = { apps: ['ap-train1', 'ap-train2'], environments: ['en-train1'] };
-writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { default: ids } }));
+// The IDs seen, kept per base URL (src/config/state.ts); nothing is sent to it.
+process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:9/v1';
+writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { [process.env.HOSTCTL_BASE_URL]: ids } }));
 const { completeMain, saveCache } = loadCompletion(${JSON.stringify(outdir)}, ${options});
 for (const words of [['apps', 'get', ''], [''], ['apps', 'list', '--'], ['--output', ''], ['config', 'set', ''], ['--profile', '']]) {
   await completeMain(words);
+  writeSync(1, ${JSON.stringify(END)});
 }
 saveCache();
 `,
   );
+  const [ids, nouns] = completion.split(END);
+  expect(/^ap-train1\b/m.test(ids) && /^ap-train2\b/m.test(ids), '"hostctl __complete apps get \'\'" did not offer the IDs in the state file', ids);
+  expect(/^apps\b/m.test(nouns), '"hostctl __complete \'\'" did not offer the command "apps"', nouns);
 }
 
+/** A failed check of the smoke test: what the built hostctl printed goes with it. */
+function expect(ok, what, printed) {
+  if (!ok) throw new BuildError(`the bundle it made cannot do its job: ${what}.`, printed);
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A failure the build reports in one sentence, with what it saw (no stack trace). */
+class BuildError extends Error {
+  constructor(message, detail = '') {
+    super(message);
+    this.detail = detail;
+  }
+}
+
+/** Runs a training script with a config directory of its own; returns its stdout, or throws a BuildError. */
 function train(bundle, script) {
   const config = mkdtempSync(join(tmpdir(), 'hostctl-build-config-'));
   try {
-    runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
+    return runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
   } catch (err) {
-    const said = typeof err?.stderr === 'string' && err.stderr.trim() !== '' ? `\n${err.stderr.trimEnd()}` : '';
-    console.warn(`build: no code cache for ${bundle} (${err instanceof Error ? err.message.split('\n')[0] : err}).${said}`);
+    // What the training run printed: hostctl's output and its error, or the loader's.
+    const said = [err?.stdout, err?.stderr].filter((t) => typeof t === 'string' && t.trim() !== '').join('\n');
+    throw new BuildError(`${bundle} failed its smoke test (hostctl, loaded as the installed command loads it, against a loopback server); what it printed:`, said || String(err));
   } finally {
     rmSync(config, { recursive: true, force: true });
   }
@@ -289,7 +347,11 @@ try {
   trainCodeCaches();
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
-  throw err;
+  // A BuildError is said here, in one sentence; esbuild has printed its own errors.
+  if (err instanceof BuildError) process.stderr.write(`build: ${err.message}\n${err.detail ? `${err.detail.trimEnd()}\n` : ''}`);
+  else if (!Array.isArray(err?.errors)) throw err;
+  process.stderr.write(`build: failed; nothing was written to ${target}.\n`);
+  process.exit(1);
 }
 
 const old = `${target}.old-${process.pid}`;
