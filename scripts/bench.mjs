@@ -176,6 +176,7 @@ export async function main() {
  * runs it through bin/hostctl.js's loader. Its first run saves its code cache.
  */
 async function buildUndiciFloor(dir) {
+  const found = {};
   await build({
     absWorkingDir: ROOT,
     stdin: { contents: UNDICI_FLOOR, resolveDir: ROOT, loader: 'js' },
@@ -188,13 +189,13 @@ async function buildUndiciFloor(dir) {
     legalComments: 'none',
     charset: 'ascii',
     logLevel: 'warning',
-    plugins: [builtinDefaults, trimDependencies(dir)],
+    plugins: [builtinDefaults, trimDependencies(dir, found)],
     // In Node's CommonJS wrapper, as scripts/build.mjs writes the program.
     banner: { js: WRAPPER[0] },
     footer: { js: WRAPPER[1] },
   });
   const runner = join(dir, 'run.cjs');
-  writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname).main().then((code) => { process.exitCode = code; });\n`);
+  writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname, { parser: ${JSON.stringify(found.parser)} }).main().then((code) => { process.exitCode = code; });\n`);
   return runner;
 }
 

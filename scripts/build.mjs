@@ -62,8 +62,12 @@ function runNode(script, env = {}) {
   }
 }
 
-/** The command tree for completion, read off the same commander program that parses. */
-async function completionSpec() {
+/**
+ * Read off the same commander program that parses: the command tree for completion, and
+ * what the loader must know of a command line before it loads the program (the marks of
+ * src/help/startup.ts).
+ */
+async function programFacts() {
   const out = await build({
     ...common,
     minify: false,
@@ -73,7 +77,9 @@ async function completionSpec() {
       contents: [
         "import { buildProgram } from './src/cli.ts';",
         "import { completionSpec } from './src/commands/complete.ts';",
-        'process.stdout.write(JSON.stringify(completionSpec(buildProgram())));',
+        "import { startupFacts } from './src/help/startup.ts';",
+        'const program = buildProgram();',
+        'process.stdout.write(JSON.stringify({ completion: completionSpec(program), startup: startupFacts(program) }));',
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
@@ -166,22 +172,28 @@ function separate(files) {
   };
 }
 
-/** dist/hostctl.cjs: the program (see trim.mjs and SEPARATE). */
-async function buildProgram(define) {
+/**
+ * dist/hostctl.cjs: the program (see trim.mjs and SEPARATE); and dist/start.json, what
+ * bin/hostctl.js reads before it loads the program: `startup` (programFacts) and the
+ * file names of undici's parser in chunks/, which it compiles ahead.
+ */
+async function buildProgram(define, startup) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
+  const found = {};
   await build({
     ...common,
     entryPoints: ['src/cli.ts'],
     outfile,
     format: 'cjs',
-    plugins: [builtinDefaults, trimDependencies(outdir), separate(files)],
+    plugins: [builtinDefaults, trimDependencies(outdir, found), separate(files)],
     define: { ...define, ...cjsImportMeta.define },
     ...wrapped(cjsImportMeta.banner.js),
   });
   const text = readFileSync(outfile, 'latin1');
   if (/[^\x00-\x7f]/.test(text)) throw new Error('dist/hostctl.cjs is not plain ASCII; bin/hostctl.js reads it as latin1.');
   if (/\bimport\(/.test(text)) throw new Error('dist/hostctl.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
+  writeFileSync(join(outdir, 'start.json'), `${JSON.stringify({ ...startup, parser: found.parser })}\n`);
 }
 
 /**
@@ -336,13 +348,14 @@ function train(bundle, script) {
 }
 
 try {
+  const facts = await programFacts();
   const define = {
     __HOSTCTL_VERSION__: JSON.stringify(pkg.version),
     // As JSON text, so that the check for it folds to a constant and the fallback, which
     // reads the tree off commander at run time, drops out of the bundle.
-    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(await completionSpec())),
+    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(facts.completion)),
   };
-  await buildProgram(define);
+  await buildProgram(define, facts.startup);
   await buildCompletion(define);
   trainCodeCaches();
 } catch (err) {
