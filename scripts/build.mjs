@@ -8,7 +8,10 @@
 //   dist/hostctl.cjs.cache  that code cache, made here by running the program once on a
 //                           few commands against a loopback server (a cache made after
 //                           running holds the functions compiled on the way, not just the
-//                           top level).
+//                           top level). That run is the build's smoke test: its output is
+//                           checked, and a failure fails the build.
+//   dist/start.json         what bin/hostctl.js knows before it loads the program: the
+//                           marks of src/help/startup.ts, and undici's parser's file names.
 //   dist/complete.cjs       `hostctl __complete`, on its own: the command tree baked in as
 //   dist/complete.cjs.cache data (read off the commander program here), so a Tab press
 //                           loads neither commander nor the program; and its code cache,
