@@ -131,7 +131,7 @@ function readStart(dir, from) {
 }
 
 /** `flags` as given, alone or with their value (`--limit=5`). */
-const hasFlag = (argv, flags) => argv.some((a) => flags.includes(a) || flags.includes(a.slice(0, a.indexOf('='))));
+const hasFlag = (argv, flags) => argv.some((a) => flags.includes(a.includes('=') ? a.slice(0, a.indexOf('=')) : a));
 
 /**
  * A run that sends nothing skips loading PROGRAM_BUILTINS (about 12 ms, measured against a
