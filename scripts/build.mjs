@@ -184,15 +184,20 @@ async function buildProgram(define, startup) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
   const found = {};
-  await build({
-    ...common,
-    entryPoints: ['src/cli.ts'],
-    outfile,
-    format: 'cjs',
-    plugins: [builtinDefaults, trimDependencies(outdir, found), separate(files)],
-    define: { ...define, ...cjsImportMeta.define },
-    ...wrapped(cjsImportMeta.banner.js),
-  });
+  try {
+    await build({
+      ...common,
+      entryPoints: ['src/cli.ts'],
+      outfile,
+      format: 'cjs',
+      plugins: [builtinDefaults, trimDependencies(outdir, found), separate(files)],
+      define: { ...define, ...cjsImportMeta.define },
+      ...wrapped(cjsImportMeta.banner.js),
+    });
+  } catch (err) {
+    if (found.stale?.length > 0) throw new BuildError(found.stale.join('\n'));
+    throw err;
+  }
   const text = readFileSync(outfile, 'latin1');
   if (/[^\x00-\x7f]/.test(text)) throw new Error('dist/hostctl.cjs is not plain ASCII; bin/hostctl.js reads it as latin1.');
   if (/\bimport\(/.test(text)) throw new Error('dist/hostctl.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');

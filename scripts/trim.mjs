@@ -173,7 +173,8 @@ const UNDICI_PATCHES = [
  * require(): the loader runs the bundle as a script, which has require() but no import()
  * of its own. Each is checked against the undici being bundled (checkSlimIndex, and at the
  * end every patch applied and the parser written): a mismatch fails the build, saying
- * what to look at. `found.parser` gets the parser's file names in chunks/ ({ simd, plain }).
+ * what to look at. `found.parser` gets the parser's file names in chunks/ ({ simd, plain }),
+ * and `found.stale` what the end of the build found stale, which esbuild does not print.
  */
 export function trimDependencies(outdir, found = {}) {
   // The parser's files that writeWasm wrote into chunks/, for the loader (scripts/build.mjs).
@@ -214,6 +215,8 @@ export function trimDependencies(outdir, found = {}) {
         for (const kind of ['simd', 'plain']) {
           if (!parser[kind]) errors.push({ text: `undici's WebAssembly parser (${kind === 'simd' ? 'lib/llhttp/llhttp_simd-wasm.js' : 'lib/llhttp/llhttp-wasm.js'}) was not in the bundle: check scripts/trim.mjs against this undici.` });
         }
+        // esbuild does not print what onEnd reports; the caller says it (found.stale).
+        found.stale = errors.map((e) => e.text);
         return { errors };
       });
       b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'hostctl-trimmed' }));

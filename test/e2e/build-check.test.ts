@@ -3,7 +3,7 @@
 // bring, and must then fail with one clear sentence and write nothing. The unchanged copy
 // builds, so each failure is the change's.
 
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT, runProcess, tmpDir, type RunResult } from '../support/cli.js';
@@ -72,6 +72,14 @@ describe('node scripts/build.mjs against a changed undici', () => {
     const dir = projectWith('lib/dispatcher/client.js', (text) => text.replace("require('./client-h2.js')", "require('./client-h2')"));
     const r = await build(dir);
     expectRefused(dir, r, /client\.js no longer contains "const connectH2 = require\('\.\/client-h2\.js'\)": check scripts\/trim\.mjs against this undici/);
+  }, 200_000);
+
+  it('fails when a file a patch applies to has moved, so that the patch would silently not apply', async () => {
+    const dir = projectWith('lib/dispatcher/client.js', (text) => text.replace("require('./client-h1.js')", "require('./client-http1.js')"));
+    const lib = join(dir, 'node_modules', 'undici', 'lib', 'dispatcher');
+    renameSync(join(lib, 'client-h1.js'), join(lib, 'client-http1.js'));
+    const r = await build(dir);
+    expectRefused(dir, r, /patch "extractBody = require\('\.\.\/web\/fetch\/body\.js'\)\.extractBody" found no file matching .*client-h1.* in the undici it bundled/);
   }, 200_000);
 
   it("fails when undici's index no longer exports what the slim index requires, naming it", async () => {
