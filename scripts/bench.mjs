@@ -145,20 +145,22 @@ req.on('error', (err) => {
 
 // The undici floor: the same GET as BASELINE, with the pool options hostctl's HTTP core
 // uses, through the undici that hostctl bundles.
-const UNDICI_FLOOR = String.raw`import { Agent, request } from 'undici';
+const UNDICI_FLOOR = String.raw`import { Agent } from 'undici';
 
 export async function main() {
   const timeout = 30_000;
   const agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout });
   try {
-    const res = await request(new URL(process.env.HOSTCTL_BASE_URL + '/apps'), {
+    const url = new URL(process.env.HOSTCTL_BASE_URL + '/apps');
+    const res = await agent.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
       method: 'GET',
       headers: {
         accept: 'application/json',
         authorization: 'Bearer ' + process.env.HOSTCTL_TOKEN,
         'user-agent': 'hostctl/' + process.env.BENCH_VERSION,
       },
-      dispatcher: agent,
     });
     const chunks = [];
     for await (const chunk of res.body) chunks.push(chunk);
@@ -179,6 +181,7 @@ export async function main() {
  * runs it through bin/hostctl.js's loader. Its first run saves its code cache.
  */
 async function buildUndiciFloor(dir) {
+  const found = {};
   await build({
     absWorkingDir: ROOT,
     stdin: { contents: UNDICI_FLOOR, resolveDir: ROOT, loader: 'js' },
@@ -191,13 +194,13 @@ async function buildUndiciFloor(dir) {
     legalComments: 'none',
     charset: 'ascii',
     logLevel: 'warning',
-    plugins: [builtinDefaults, trimDependencies(dir)],
+    plugins: [builtinDefaults, trimDependencies(dir, found)],
     // In Node's CommonJS wrapper, as scripts/build.mjs writes the program.
     banner: { js: WRAPPER[0] },
     footer: { js: WRAPPER[1] },
   });
   const runner = join(dir, 'run.cjs');
-  writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname).main().then((code) => { process.exitCode = code; });\n`);
+  writeFileSync(runner, `'use strict';\nrequire(${JSON.stringify(BIN)}).loadProgram(__dirname, { parser: ${JSON.stringify(found.parser)} }).main().then((code) => { process.exitCode = code; });\n`);
   return runner;
 }
 

@@ -8,7 +8,10 @@
 //   dist/hostctl.cjs.cache  that code cache, made here by running the program once on a
 //                           few commands against a loopback server (a cache made after
 //                           running holds the functions compiled on the way, not just the
-//                           top level).
+//                           top level). That run is the build's smoke test: its output is
+//                           checked, and a failure fails the build.
+//   dist/start.json         what bin/hostctl.js knows before it loads the program: the
+//                           marks of src/help/startup.ts, and undici's parser's file names.
 //   dist/complete.cjs       `hostctl __complete`, on its own: the command tree baked in as
 //   dist/complete.cjs.cache data (read off the commander program here), so a Tab press
 //                           loads neither commander nor the program; and its code cache,
@@ -63,8 +66,12 @@ function runNode(script, env = {}) {
   }
 }
 
-/** The command tree for completion, read off the same commander program that parses. */
-async function completionSpec() {
+/**
+ * Read off the same commander program that parses: the command tree for completion, and
+ * what the loader must know of a command line before it loads the program (the marks of
+ * src/help/startup.ts).
+ */
+async function programFacts() {
   const out = await build({
     ...common,
     minify: false,
@@ -74,7 +81,9 @@ async function completionSpec() {
       contents: [
         "import { buildProgram } from './src/cli.ts';",
         "import { completionSpec } from './src/commands/complete.ts';",
-        'process.stdout.write(JSON.stringify(completionSpec(buildProgram())));',
+        "import { startupFacts } from './src/help/startup.ts';",
+        'const program = buildProgram();',
+        'process.stdout.write(JSON.stringify({ completion: completionSpec(program), startup: startupFacts(program) }));',
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
@@ -185,23 +194,34 @@ function copyJqEngine() {
   return name;
 }
 
-/** dist/hostctl.cjs: the program (see trim.mjs and SEPARATE). */
-async function buildProgram(define) {
+/**
+ * dist/hostctl.cjs: the program (see trim.mjs and SEPARATE); and dist/start.json, what
+ * bin/hostctl.js reads before it loads the program: `startup` (programFacts) and the
+ * file names of undici's parser in chunks/, which it compiles ahead.
+ */
+async function buildProgram(define, startup) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
   define = { ...define, __HOSTCTL_JQ_ENGINE__: JSON.stringify(copyJqEngine()) };
-  await build({
-    ...common,
-    entryPoints: ['src/cli.ts'],
-    outfile,
-    format: 'cjs',
-    plugins: [builtinDefaults, trimDependencies(outdir), separate(files)],
-    define: { ...define, ...cjsImportMeta.define },
-    ...wrapped(cjsImportMeta.banner.js),
-  });
+  const found = {};
+  try {
+    await build({
+      ...common,
+      entryPoints: ['src/cli.ts'],
+      outfile,
+      format: 'cjs',
+      plugins: [builtinDefaults, trimDependencies(outdir, found), separate(files)],
+      define: { ...define, ...cjsImportMeta.define },
+      ...wrapped(cjsImportMeta.banner.js),
+    });
+  } catch (err) {
+    if (found.stale?.length > 0) throw new BuildError(found.stale.join('\n'));
+    throw err;
+  }
   const text = readFileSync(outfile, 'latin1');
   if (/[^\x00-\x7f]/.test(text)) throw new Error('dist/hostctl.cjs is not plain ASCII; bin/hostctl.js reads it as latin1.');
   if (/\bimport\(/.test(text)) throw new Error('dist/hostctl.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
+  writeFileSync(join(outdir, 'start.json'), `${JSON.stringify({ ...startup, parser: found.parser })}\n`);
 }
 
 /**
@@ -229,87 +249,150 @@ async function buildCompletion(define) {
 }
 
 /**
- * The code caches, dist/hostctl.cjs.cache and dist/complete.cjs.cache: each bundle, loaded
- * by bin/hostctl.js as at run time, runs a few commands (the program against a loopback
- * server that answers like the platform); then V8 saves what it compiled on the way. One
- * process each: the program's V8 flag must not be set for the completion's. Without a
- * cache hostctl works, only slower to start, and its first run saves a cache of its own
- * where dist/ is writable: a warning, not a failed build.
+ * The smoke test of the bundles, which also makes their code caches (dist/hostctl.cjs.cache
+ * and dist/complete.cjs.cache): each bundle, loaded by bin/hostctl.js as at run time, runs
+ * a few commands (the program against a loopback server that answers like the platform),
+ * its output is checked, and then V8 saves what it compiled on the way. One process each:
+ * the program's V8 flag must not be set for the completion's. A bundle that cannot do its
+ * job (a request that fails, output that is not what the server sent) fails the build, so
+ * that neither `npm install` nor `npm pack` (both run it, as prepare) can ship a client
+ * that cannot make a request: an undici whose internals moved under scripts/trim.mjs is
+ * caught here if not before.
  */
+const TRAINING_APPS = [1, 2, 3].map((n) => ({ publicId: `ap-train${n}`, name: `app-${n}`, status: 'running', createdAt: `2024-01-0${n}T00:00:00Z` }));
+/** Written between the commands of a training run, so that each one's output is checked on its own. */
+const END = '\n--- hostctl build: end of command ---\n';
+
 function trainCodeCaches() {
   const bin = JSON.stringify(join(root, 'bin', 'hostctl.js'));
   // The name V8 keeps in the cache: not this machine's path, which would ship in the
   // package. Node 24 puts the installed path in stack traces regardless; Node 20 shows this.
   const options = `{ train: true, as: '/hostctl/dist' }`;
-  train(
+  const program = train(
     'dist/hostctl.cjs',
     `
 import { createServer } from 'node:http';
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { loadProgram } = require(${bin});
-const apps = [1, 2, 3].map((n) => ({ publicId: 'ap-train' + n, name: 'app-' + n, status: 'running', createdAt: '2024-01-0' + n + 'T00:00:00Z' }));
+const apps = ${JSON.stringify(TRAINING_APPS)};
 const server = createServer((req, res) => {
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-ratelimit-limit', '1000');
   res.setHeader('x-ratelimit-remaining', '999');
   res.setHeader('x-ratelimit-reset', '60');
-  res.end(JSON.stringify(apps));
+  if (req.headers.authorization !== 'Bearer build-training-token') {
+    res.statusCode = 401;
+    return res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'no token' } }));
+  }
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const wanted = url.searchParams.getAll('publicId[]');
+  if (url.pathname === '/v1/apps') return res.end(JSON.stringify(wanted.length > 0 ? apps.filter((a) => wanted.includes(a.publicId)) : apps));
+  const app = apps.find((a) => url.pathname === '/v1/apps/' + a.publicId);
+  if (app) return res.end(JSON.stringify(app));
+  res.statusCode = 404;
+  res.end(JSON.stringify({ error: { code: 'not_found', message: 'no such path ' + req.url } }));
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:' + server.address().port + '/v1';
 const { main, saveCache } = loadProgram(${JSON.stringify(outdir)}, ${options});
 for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get', 'ap-train1', 'ap-train2', '--json']]) {
   const code = await main(argv);
-  if (code !== 0) throw new Error('training run "' + argv.join(' ') + '" exited with ' + code);
+  if (code !== 0) {
+    process.stderr.write('"hostctl ' + argv.join(' ') + '" exited with ' + code + '\\n');
+    process.exit(1);
+  }
+  await new Promise((resolve) => process.stdout.write(${JSON.stringify(END)}, resolve));
 }
 server.close();
 saveCache();
 `,
   );
-  train(
+  const [list, table, get] = program.split(END);
+  const listed = parseJson(list);
+  expect(JSON.stringify(listed) === JSON.stringify(TRAINING_APPS), '"hostctl apps list --json" did not print the apps the server sent', list);
+  expect(TRAINING_APPS.every((a) => table.includes(a.publicId) && table.includes(a.name)), '"hostctl apps list" did not print every app in its table', table);
+  const got = [parseJson(get)].flat();
+  expect(JSON.stringify(got) === JSON.stringify(TRAINING_APPS.slice(0, 2)), '"hostctl apps get ap-train1 ap-train2 --json" did not print the two apps the server sent', get);
+
+  const completion = train(
     'dist/complete.cjs',
     `
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { loadCompletion } = require(${bin});
 const ids = { apps: ['ap-train1', 'ap-train2'], environments: ['en-train1'] };
-writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { default: ids } }));
+// The IDs seen, kept per base URL (src/config/state.ts); nothing is sent to it.
+process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:9/v1';
+writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { [process.env.HOSTCTL_BASE_URL]: ids } }));
 const { completeMain, saveCache } = loadCompletion(${JSON.stringify(outdir)}, ${options});
 for (const words of [['apps', 'get', ''], [''], ['apps', 'list', '--'], ['--output', ''], ['config', 'set', ''], ['--profile', '']]) {
   await completeMain(words);
+  writeSync(1, ${JSON.stringify(END)});
 }
 saveCache();
 `,
   );
+  const [ids, nouns] = completion.split(END);
+  expect(/^ap-train1\b/m.test(ids) && /^ap-train2\b/m.test(ids), '"hostctl __complete apps get \'\'" did not offer the IDs in the state file', ids);
+  expect(/^apps\b/m.test(nouns), '"hostctl __complete \'\'" did not offer the command "apps"', nouns);
 }
 
+/** A failed check of the smoke test: what the built hostctl printed goes with it. */
+function expect(ok, what, printed) {
+  if (!ok) throw new BuildError(`the bundle it made cannot do its job: ${what}.`, printed);
+}
+
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A failure the build reports in one sentence, with what it saw (no stack trace). */
+class BuildError extends Error {
+  constructor(message, detail = '') {
+    super(message);
+    this.detail = detail;
+  }
+}
+
+/** Runs a training script with a config directory of its own; returns its stdout, or throws a BuildError. */
 function train(bundle, script) {
   const config = mkdtempSync(join(tmpdir(), 'hostctl-build-config-'));
   try {
-    runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
+    return runNode(script, { HOSTCTL_TOKEN: 'build-training-token', HOSTCTL_CONFIG_DIR: config, NODE_OPTIONS: '' });
   } catch (err) {
-    const said = typeof err?.stderr === 'string' && err.stderr.trim() !== '' ? `\n${err.stderr.trimEnd()}` : '';
-    console.warn(`build: no code cache for ${bundle} (${err instanceof Error ? err.message.split('\n')[0] : err}).${said}`);
+    // What the training run printed: hostctl's output and its error, or the loader's.
+    const said = [err?.stdout, err?.stderr].filter((t) => typeof t === 'string' && t.trim() !== '').join('\n');
+    throw new BuildError(`${bundle} failed its smoke test (hostctl, loaded as the installed command loads it, against a loopback server); what it printed:`, said || String(err));
   } finally {
     rmSync(config, { recursive: true, force: true });
   }
 }
 
 try {
+  const facts = await programFacts();
   const define = {
     __HOSTCTL_VERSION__: JSON.stringify(pkg.version),
     // As JSON text, so that the check for it folds to a constant and the fallback, which
     // reads the tree off commander at run time, drops out of the bundle.
-    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(await completionSpec())),
+    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(facts.completion)),
   };
-  await buildProgram(define);
+  await buildProgram(define, facts.startup);
   await buildCompletion(define);
   trainCodeCaches();
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });
-  throw err;
+  // A BuildError is said here, in one sentence; esbuild has printed its own errors.
+  if (err instanceof BuildError) process.stderr.write(`build: ${err.message}\n${err.detail ? `${err.detail.trimEnd()}\n` : ''}`);
+  else if (!Array.isArray(err?.errors)) throw err;
+  process.stderr.write(`build: failed; nothing was written to ${target}.\n`);
+  process.exit(1);
 }
 
 const old = `${target}.old-${process.pid}`;

@@ -12,29 +12,34 @@ import { fileURLToPath } from 'node:url';
 const undiciDir = fileURLToPath(new URL('../node_modules/undici', import.meta.url));
 
 /**
- * undici as hostctl uses it: Agent, ProxyAgent, Pool and request(), without fetch,
- * WebSocket, the cache, cookies and mocks, which its index loads eagerly (and with them
- * Node's own copy of undici, through globalThis.Headers). request() is undici's own
- * makeDispatcher(api.request), as in its index.js. What only a proxy uses
- * (ProxyAgent, with SOCKS, and the pool to the proxy; the dispatchers' connect(), which
- * opens the tunnel) and the dispatcher methods hostctl never calls (stream, pipeline,
- * upgrade) load when first read, not on every run.
+ * undici as hostctl uses it: Agent, ProxyAgent and Pool, with the dispatcher methods
+ * (src/http/wire.ts calls the dispatcher's own request()), without fetch, WebSocket, the
+ * cache, cookies and mocks, which its index loads eagerly (and with them Node's own copy
+ * of undici, through globalThis.Headers). What only a proxy uses (ProxyAgent, with SOCKS,
+ * and the pool to the proxy; the dispatchers' connect(), which opens the tunnel) and the
+ * dispatcher methods hostctl never calls (stream, pipeline, upgrade) load when first
+ * read, not on every run. Nothing of undici's code is copied: the slim index only
+ * requires undici's own modules, and checkSlimIndex holds each line of it against
+ * undici's index.js and lib/api/index.js, so that an undici that moved or renamed one
+ * fails the build.
  */
+const SLIM_EXPORTS = {
+  // name: [the module that undici's index.js requires for it, whether it loads when first read]
+  Dispatcher: ['./lib/dispatcher/dispatcher', false],
+  Agent: ['./lib/dispatcher/agent', false],
+  ProxyAgent: ['./lib/dispatcher/proxy-agent', true],
+  Pool: ['./lib/dispatcher/pool', true],
+  errors: ['./lib/core/errors', false],
+};
+/** lib/api/index.js's methods, which undici's index assigns to Dispatcher.prototype. */
+const SLIM_API = ['request', 'stream', 'pipeline', 'upgrade', 'connect'];
+
 const SLIM_UNDICI = `'use strict'
 const Dispatcher = require('./lib/dispatcher/dispatcher')
-const Agent = require('./lib/dispatcher/agent')
-const util = require('./lib/core/util')
-const { InvalidArgumentError } = require('./lib/core/errors')
-const { getGlobalDispatcher } = require('./lib/global')
-
-// lib/api/index.js's methods, as its index assigns them to every dispatcher, each required
-// when first read; after that a plain property, as Object.assign would have made it.
+// Each method required when first read; after that a plain property, as undici's
+// Object.assign(Dispatcher.prototype, api) would have made it.
 const API = {
-  request: () => require('./lib/api/api-request'),
-  stream: () => require('./lib/api/api-stream'),
-  pipeline: () => require('./lib/api/api-pipeline'),
-  upgrade: () => require('./lib/api/api-upgrade'),
-  connect: () => require('./lib/api/api-connect')
+${SLIM_API.map((name) => `  ${name}: () => require('./lib/api/api-${name}')`).join(',\n')}
 }
 for (const [name, load] of Object.entries(API)) {
   const define = (target, value) => Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true })
@@ -45,54 +50,45 @@ for (const [name, load] of Object.entries(API)) {
     set (value) { define(this, value) }
   })
 }
-
-function makeDispatcher (fn) {
-  return (url, opts, handler) => {
-    if (typeof opts === 'function') {
-      handler = opts
-      opts = null
-    }
-    if (!url || (typeof url !== 'string' && typeof url !== 'object' && !(url instanceof URL))) {
-      throw new InvalidArgumentError('invalid url')
-    }
-    if (opts != null && typeof opts !== 'object') {
-      throw new InvalidArgumentError('invalid opts')
-    }
-    if (opts && opts.path != null) {
-      if (typeof opts.path !== 'string') {
-        throw new InvalidArgumentError('invalid opts.path')
-      }
-      let path = opts.path
-      if (!opts.path.startsWith('/')) {
-        path = '/' + path
-      }
-      url = new URL(util.parseOrigin(url).origin + path)
-    } else {
-      if (!opts) {
-        opts = typeof url === 'object' ? url : {}
-      }
-      url = util.parseURL(url)
-    }
-    const { agent, dispatcher = getGlobalDispatcher() } = opts
-    if (agent) {
-      throw new InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?')
-    }
-    return fn.call(dispatcher, {
-      ...opts,
-      origin: url.origin,
-      path: url.search ? url.pathname + url.search : url.pathname,
-      method: opts.method || (opts.body ? 'PUT' : 'GET')
-    }, handler)
-  }
-}
-
-module.exports.Dispatcher = Dispatcher
-module.exports.Agent = Agent
-Object.defineProperty(module.exports, 'ProxyAgent', { enumerable: true, get: () => require('./lib/dispatcher/proxy-agent') })
-Object.defineProperty(module.exports, 'Pool', { enumerable: true, get: () => require('./lib/dispatcher/pool') })
-module.exports.errors = require('./lib/core/errors')
-module.exports.request = makeDispatcher(Dispatcher.prototype.request)
+${Object.entries(SLIM_EXPORTS)
+  .map(([name, [path, lazy]]) =>
+    lazy
+      ? `Object.defineProperty(module.exports, '${name}', { enumerable: true, get: () => require('${path}') })`
+      : `module.exports.${name} = require('${path}')`,
+  )
+  .join('\n')}
 `;
+
+/** What is wrong with SLIM_UNDICI against the undici in node_modules, as sentences (none: it holds). */
+export function checkSlimIndex(dir = undiciDir) {
+  const read = (file) => {
+    try {
+      return readFileSync(join(dir, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const index = read('index.js');
+  const api = read('lib/api/index.js');
+  if (index === undefined || api === undefined) return [`${dir} has no index.js or lib/api/index.js.`];
+  const quoted = (path) => `['"]${path.replace(/[.*+?^$(){}|[\]\\/]/g, '\\$&')}(\\.js)?['"]`;
+  const problems = [];
+  for (const [name, [path]] of Object.entries(SLIM_EXPORTS)) {
+    const binding = new RegExp(`\\bconst ${name} = require\\(${quoted(path)}\\)`);
+    if (!binding.test(index) || !index.includes(`module.exports.${name} = ${name}`)) problems.push(`its index.js no longer exports ${name} from ${path}`);
+  }
+  if (!/\bconst api = require\(['"]\.\/lib\/api(\/index)?(\.js)?['"]\)/.test(index) || !index.includes('Object.assign(Dispatcher.prototype, api)')) {
+    problems.push('its index.js no longer assigns lib/api to Dispatcher.prototype');
+  }
+  const methods = [...api.matchAll(/module\.exports\.(\w+) = require\(['"]\.\/api-(\w+)(\.js)?['"]\)/g)];
+  const found = methods.map((m) => m[1]);
+  for (const m of methods) if (m[1] !== m[2]) problems.push(`lib/api/index.js's ${m[1]} is api-${m[2]}`);
+  const missing = SLIM_API.filter((name) => !found.includes(name));
+  const extra = found.filter((name) => !SLIM_API.includes(name));
+  if (missing.length > 0) problems.push(`lib/api/index.js no longer has ${missing.join(', ')}`);
+  if (extra.length > 0) problems.push(`lib/api/index.js has methods the slim index lacks: ${extra.join(', ')}`);
+  return problems;
+}
 
 /**
  * Built-in modules that a module requires when it loads but that hostctl's commands
@@ -141,9 +137,8 @@ function lazyOwnBuiltin(name, functions) {
  * llhttp-wasm.wasm) as binary, read when the first connection is made. bin/hostctl.js
  * compiles the same file ahead, by that name (precompileParser).
  */
-function writeWasm(path, outdir) {
+function writeWasm(path, name, outdir) {
   const bytes = createRequire(import.meta.url)(path);
-  const name = `${basename(path, '.js')}.wasm`;
   mkdirSync(join(outdir, 'chunks'), { recursive: true });
   writeFileSync(join(outdir, 'chunks', name), bytes);
   return `module.exports = require('node:fs').readFileSync(__dirname + ${JSON.stringify(`/chunks/${name}`)})`;
@@ -173,77 +168,57 @@ const UNDICI_PATCHES = [
 ];
 
 /**
- * Modules of undici that build something on every run which hostctl's one or two requests
- * do not need, replaced by a stand-in that answers their one user the same way:
- * - llhttp's constants: the client reads two tables (ERROR, TYPE); the module builds the
- *   tables llhttp's parser was generated from too (methods, statuses, character
- *   classes): about a millisecond and 100 KB of new heap. The stand-in holds the two
- *   tables, copied from the module at build time.
- * - the header-name tree: a search tree of about a hundred well-known header names, built
- *   at load so that a server's many requests turn header names into shared lower-case
- *   strings; its lookup answers null for any other name, and the caller then lower-cases
- *   the name itself, which gives the same text. The stand-in answers null.
- * The build fails if another file requires one of them, or its user reads anything else
- * from it (`reads`: the properties used through `binding`).
- */
-const UNDICI_STANDINS = [
-  {
-    module: 'llhttp/constants.js',
-    user: 'dispatcher/client-h1.js',
-    binding: 'constants',
-    reads: ['ERROR', 'TYPE'],
-    contents: (real) => `module.exports = ${JSON.stringify({ ERROR: real.ERROR, TYPE: real.TYPE })}`,
-  },
-  {
-    module: 'core/tree.js',
-    user: 'core/util.js',
-    binding: 'tree',
-    reads: ['lookup'],
-    contents: () => 'module.exports = { tree: { lookup: () => null } }',
-  },
-];
-
-function standIn({ module, user, binding, reads, contents }, real) {
-  // Without its string literals: require('../llhttp/constants.js') is not a read.
-  const text = readFileSync(join(undiciDir, 'lib', user), 'utf8').replace(/'[^'\n]*'/g, "''");
-  const used = new Set([...text.matchAll(new RegExp(`\\b${binding}\\.([A-Za-z_$][\\w$]*)`, 'g'))].map((m) => m[1]));
-  const other = [...used].filter((name) => !reads.includes(name));
-  if (other.length > 0) throw new Error(`undici's ${user} reads ${other.join(', ')} from ${module}: check scripts/trim.mjs against this undici.`);
-  return `'use strict'\n${contents(real)}\n`;
-}
-
-/**
  * The program bundle's substitutions for dependencies (see SLIM_UNDICI, UNDICI_PATCHES,
- * UNDICI_STANDINS, LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
+ * LAZY_BUILTINS and writeWasm, which writes into `outdir`), and the keyring through
  * require(): the loader runs the bundle as a script, which has require() but no import()
- * of its own.
+ * of its own. Each is checked against the undici being bundled (checkSlimIndex, and at the
+ * end every patch applied and the parser written): a mismatch fails the build, saying
+ * what to look at. `found.parser` gets the parser's file names in chunks/ ({ simd, plain }),
+ * and `found.stale` what the end of the build found stale, which esbuild does not print.
  */
-export function trimDependencies(outdir) {
+export function trimDependencies(outdir, found = {}) {
+  // The parser's files that writeWasm wrote into chunks/, for the loader (scripts/build.mjs).
+  const parser = (found.parser = {});
   return {
     name: 'trim-dependencies',
     setup(b) {
-      b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({ contents: writeWasm(args.path, outdir), loader: 'js' }));
-      for (const x of UNDICI_STANDINS) {
-        const path = join(undiciDir, 'lib', x.module);
-        const name = basename(x.module, '.js');
-        b.onResolve({ filter: new RegExp(`[/\\\\]${name}(\\.js)?$`) }, (args) => {
-          const target = join(args.resolveDir, args.path);
-          if (target !== path && `${target}.js` !== path) return undefined;
-          if (args.importer !== join(undiciDir, 'lib', x.user)) throw new Error(`${args.importer} requires undici's ${x.module}, which scripts/trim.mjs replaces for ${x.user} alone.`);
-          return undefined;
-        });
-        b.onLoad({ filter: new RegExp(`[/\\\\]undici[/\\\\]lib[/\\\\]${x.module.replace(/[/.]/g, (c) => (c === '/' ? '[/\\\\]' : '\\.'))}$`) }, (args) => ({
-          contents: standIn(x, createRequire(import.meta.url)(args.path)),
-          loader: 'js',
-        }));
-      }
+      const applied = new Set();
+      let bundlesUndici = false;
+      b.onStart(() => {
+        applied.clear();
+        bundlesUndici = false;
+        const problems = checkSlimIndex();
+        if (problems.length === 0) return undefined;
+        return { errors: [{ text: `scripts/trim.mjs's slim undici does not fit the undici in ${undiciDir}: ${problems.join('; ')}.` }] };
+      });
+      b.onLoad({ filter: /[/\\]undici[/\\]lib[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => {
+        const name = `${basename(args.path, '.js')}.wasm`;
+        parser[name.includes('_simd') ? 'simd' : 'plain'] = name;
+        return { contents: writeWasm(args.path, name, outdir), loader: 'js' };
+      });
       for (const { file, from, to } of UNDICI_PATCHES) {
         b.onLoad({ filter: file }, (args) => {
           const text = readFileSync(args.path, 'utf8');
-          if (!text.includes(from)) throw new Error(`${args.path} no longer contains "${from}": check scripts/trim.mjs against this undici.`);
+          if (!text.includes(from)) return { errors: [{ text: `${args.path} no longer contains "${from}": check scripts/trim.mjs against this undici.` }] };
+          applied.add(from);
           return { contents: text.replace(from, to), loader: 'js' };
         });
       }
+      // A patch whose file was never loaded (undici moved or renamed it) is as stale as one
+      // whose text is missing; so is a parser that was not written out. Only for a build
+      // that bundles undici.
+      b.onEnd((result) => {
+        if (result.errors.length > 0 || !bundlesUndici) return undefined;
+        const errors = UNDICI_PATCHES.filter((p) => !applied.has(p.from)).map((p) => ({
+          text: `scripts/trim.mjs's patch "${p.from}" found no file matching ${p.file} in the undici it bundled: check scripts/trim.mjs against this undici.`,
+        }));
+        for (const kind of ['simd', 'plain']) {
+          if (!parser[kind]) errors.push({ text: `undici's WebAssembly parser (${kind === 'simd' ? 'lib/llhttp/llhttp_simd-wasm.js' : 'lib/llhttp/llhttp-wasm.js'}) was not in the bundle: check scripts/trim.mjs against this undici.` });
+        }
+        // esbuild does not print what onEnd reports; the caller says it (found.stale).
+        found.stale = errors.map((e) => e.text);
+        return { errors };
+      });
       b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', namespace: 'hostctl-trimmed' }));
       b.onResolve({ filter: /^@napi-rs\/keyring$/ }, (args) =>
         args.namespace === 'hostctl-trimmed' ? { path: args.path, external: true } : { path: args.path, namespace: 'hostctl-trimmed' },
@@ -255,7 +230,10 @@ export function trimDependencies(outdir) {
       });
       b.onLoad({ filter: /.*/, namespace: 'hostctl-lazy-own' }, (args) => ({ contents: lazyOwnBuiltin(args.path, LAZY_BUILTINS[args.path].own), loader: 'js' }));
       b.onLoad({ filter: /.*/, namespace: 'hostctl-trimmed' }, (args) => {
-        if (args.path === 'undici') return { contents: SLIM_UNDICI, loader: 'js', resolveDir: undiciDir };
+        if (args.path === 'undici') {
+          bundlesUndici = true;
+          return { contents: SLIM_UNDICI, loader: 'js', resolveDir: undiciDir };
+        }
         if (args.path === '@napi-rs/keyring') return { contents: "module.exports = require('@napi-rs/keyring')", loader: 'js' };
         return { contents: lazyBuiltin(args.path, LAZY_BUILTINS[args.path]), loader: 'js' };
       });

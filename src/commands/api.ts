@@ -16,6 +16,7 @@ import { sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/format.js';
 import { isRecord } from '../json/narrow.js';
 import { completes } from '../help/hints.js';
+import { hashes } from '../help/startup.js';
 import { collect, command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
 export function apiCommand(): CommandUnknownOpts {
@@ -51,7 +52,7 @@ function apiDefinition() {
     .addOption(completes(new Option('--input <file>', 'the request body from a file, or - for stdin'), 'files'))
     .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [] as string[])
     .option('-i, --include', 'print the status line and headers before the body')
-    .option('--paginate', 'follow next pages and concatenate the arrays');
+    .addOption(hashes(new Option('--paginate', 'follow next pages and concatenate the arrays')));
 }
 
 export type ApiOptions = OptionsOf<typeof apiDefinition>;

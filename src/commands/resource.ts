@@ -11,6 +11,7 @@ import { waitCommand } from './wait.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { MAX_IDS, MAX_NAMES } from '../config/state.js';
 import { completes } from '../help/hints.js';
+import { hashes } from '../help/startup.js';
 import { command, withContext, type HostctlCommand, type OptionsOf } from './define.js';
 import type { ApiRequest, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
@@ -44,8 +45,8 @@ function listDefinition(r: Resource) {
       ...(firstRelation ? [`hostctl ${r.name} list --${firstRelation.flag} ${findResource(firstRelation.target)?.prefix ?? ''}…`] : []),
     ])
     .seeAlso(['formatting', 'rate-limit'])
-    .option('--limit <n>', 'stop after N objects')
-    .option('--all', 'walk every page')
+    .addOption(hashes(new Option('--limit <n>', 'stop after N objects')))
+    .addOption(hashes(new Option('--all', 'walk every page')))
     .option('--page <n>', 'show page N (from 1)')
     .option('--watch', WATCH)
     .option('--interval <duration>', WATCH_INTERVAL);

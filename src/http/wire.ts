@@ -103,7 +103,7 @@ export class Wire {
    * a success's (`hostctl api` prints it).
    */
   async send(a: Exchange, keepErrorBody: boolean): Promise<Answer> {
-    const { undici, dispatcher, proxy } = await this.ready(a.url);
+    const { dispatcher, proxy } = await this.ready(a.url);
     const controller = new AbortController();
     let timedOut = false;
     // undici does not abort a request still waiting for its tunnel (nodejs/undici#3897):
@@ -123,11 +123,14 @@ export class Wire {
     let midResponse = false;
     try {
       this.sent++;
-      const pending = undici.request(a.url, {
+      // The dispatcher's own request(), undici's public API: the top-level request() is a
+      // wrapper whose handling of its options changed in undici 8.
+      const pending = dispatcher.request({
+        origin: a.url.origin,
+        path: a.url.pathname + a.url.search,
         method: a.method as Dispatcher.HttpMethod,
         headers: a.headers,
         body: a.body === undefined ? undefined : typeof a.body === 'string' ? a.body : Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength),
-        dispatcher,
         signal: controller.signal,
       });
       if (proxy) pending.catch(() => undefined);

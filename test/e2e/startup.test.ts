@@ -174,6 +174,43 @@ describe("the program's built-ins", () => {
     // The token's fingerprint is hashed without node:crypto, which a first page never needs.
     expect([...before, ...after]).not.toContain('crypto');
   });
+
+  /** Node's built-ins a run loaded before the program's V8 flag was set. */
+  async function builtinsBeforeFlag(args: string[], env: Record<string, string> = {}): Promise<string[]> {
+    const dir = tmpDir('hostctl-builtins-');
+    dirs.push(dir);
+    const log = join(dir.path, 'loads.json');
+    const preload = join(dir.path, 'preload.cjs');
+    writeFileSync(
+      preload,
+      [
+        "'use strict';",
+        "const v8 = require('node:v8');",
+        'const set = v8.setFlagsFromString;',
+        'let loaded;',
+        'v8.setFlagsFromString = (flags) => { loaded ??= process.moduleLoadList.length; return set.call(v8, flags); };',
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify(process.moduleLoadList.slice(0, loaded))));`,
+      ].join('\n'),
+    );
+    const r = await runProcess(process.execPath, ['--require', preload, BIN, ...args], { env: { HOSTCTL_CONFIG_DIR: dir.path, HOSTCTL_TOKEN: 'hc_test', ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    return (JSON.parse(readFileSync(log, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+  }
+
+  it('are chosen by dist/start.json, which the build generates from the marks in src/', async () => {
+    const { buildProgram } = await import('../../src/cli.js');
+    const { startupFacts } = await import('../../src/help/startup.js');
+    const start = JSON.parse(readFileSync(join(ROOT, 'dist', 'start.json'), 'utf8')) as { parser: { simd: string; plain: string } };
+    expect(start).toMatchObject(startupFacts(buildProgram()));
+    for (const file of [start.parser.simd, start.parser.plain]) expect(existsSync(join(ROOT, 'dist', 'chunks', file)), file).toBe(true);
+    // A command marked sendsNothing, and the flag so marked, skip the early load; a flag
+    // marked hashes (given with its value after "=") loads node:crypto early.
+    expect(await builtinsBeforeFlag(['config', 'path'])).not.toContain('http');
+    expect(await builtinsBeforeFlag(['apps', 'list', '--dry-run', '--base-url', 'http://127.0.0.1:9/v1'])).not.toContain('http');
+    const hashing = await builtinsBeforeFlag(['apps', 'list', '--limit=2', '--dry-run', '--base-url', 'http://127.0.0.1:9/v1']);
+    expect(hashing).toContain('crypto');
+    expect(await builtinsBeforeFlag(['apps', 'list', '--dry-run', '--base-url', 'http://127.0.0.1:9/v1'], { HOSTCTL_CACHE: '10m' })).toContain('crypto');
+  });
 });
 
 describe("undici's HTTP parser", () => {
