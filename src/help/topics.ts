@@ -185,7 +185,7 @@ Its tools are read-only:
   call_operation   one GET or HEAD, by operationId or path: one request; anything
                  that writes is refused
 
-The token never reaches the agent: every byte goes through the same scrubbing as any
+The token never reaches the agent: every byte goes through the same scrubbing as every
 command's output, and no tool prints it. A token the API rejects is not sent again (a
 tool error says how to replace it). The agent's requests share the token's budget at
 batch priority, so a person at a terminal goes first; a call whose wait would pass
