@@ -49,8 +49,8 @@ export interface CacheStorage {
   write(name: string, value: unknown): void | Promise<void>;
   /**
    * A claim to fetch `name` while other processes wait for it (shared storage only):
-   * true when this process should fetch; false after another filled it (read again) or
-   * its claim lapsed.
+   * resolves once this process holds the claim (true), or another filled it or its claim
+   * lapsed (false). The caller reads the entry again either way.
    */
   claim?(name: string): Promise<boolean>;
 }
@@ -128,7 +128,12 @@ export class ResponseCache {
       };
       let stored = await lookup();
       // A fleet's store: one process fetches what is missing, the others wait and read it.
-      if (!refresh && !(stored && this.fresh(stored.storedAt)) && this.storage.claim && !(await this.storage.claim(path))) stored = await lookup();
+      // Read again after the claim either way: the one who filled it may have finished (and
+      // let go of its claim) between this process's miss and its claim.
+      if (!refresh && !(stored && this.fresh(stored.storedAt)) && this.storage.claim) {
+        await this.storage.claim(path);
+        stored = await lookup();
+      }
       if (stored && !refresh && this.fresh(stored.storedAt)) {
         this.hits++;
         return { status: 200, headers: { ...stored.headers }, text: stored.text };
