@@ -132,7 +132,8 @@ describe("the program's built-ins", () => {
   // bin/hostctl.js sets a V8 flag (--liftoff-only) before it compiles the program. Node's
   // own modules come with a code cache that V8 rejects once a flag has changed, so the
   // ones a command needs are loaded before the flag, not compiled from their source after.
-  it('that a request needs are loaded before the V8 flag is set', async () => {
+  /** What a run loaded, recorded by a preload: the program's V8 flags and Node's module list, split where they were set. */
+  async function recordLoads(args: string[], env: Record<string, string>): Promise<{ flags?: string; before: string[]; after: string[] }> {
     const dir = tmpDir('hostctl-builtins-');
     dirs.push(dir);
     const log = join(dir.path, 'loads.json');
@@ -151,21 +152,23 @@ describe("the program's built-ins", () => {
         `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify({ atFlag, loads: process.moduleLoadList })));`,
       ].join('\n'),
     );
+    const r = await runProcess(process.execPath, ['--require', preload, BIN, ...args], { env: { HOSTCTL_CONFIG_DIR: dir.path, ...env } });
+    expect(r.code, r.stderr).toBe(0);
+    const { atFlag, loads } = JSON.parse(readFileSync(log, 'utf8')) as { atFlag?: { flags: string; loaded: number }; loads: string[] };
+    const builtins = (list: string[]) => list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+    return { flags: atFlag?.flags, before: builtins(loads.slice(0, atFlag?.loaded)), after: builtins(loads.slice(atFlag?.loaded)) };
+  }
+
+  it('that a request needs are loaded before the V8 flag is set', async () => {
     const sandbox = await startSandboxHere();
+    let run: Awaited<ReturnType<typeof recordLoads>>;
     try {
-      const r = await runProcess(process.execPath, ['--require', preload, BIN, 'apps', 'list', '--json'], {
-        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: dir.path },
-      });
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).not.toEqual([]);
+      run = await recordLoads(['apps', 'list', '--json'], { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
     } finally {
       await sandbox.stop();
     }
-    const { atFlag, loads } = JSON.parse(readFileSync(log, 'utf8')) as { atFlag?: { flags: string; loaded: number }; loads: string[] };
-    expect(atFlag?.flags.split(' ')).toContain('--liftoff-only');
-    const builtins = (list: string[]) => list.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
-    const before = builtins(loads.slice(0, atFlag?.loaded));
-    const after = builtins(loads.slice(atFlag?.loaded));
+    const { flags, before, after } = run;
+    expect(flags?.split(' ')).toContain('--liftoff-only');
     // The request went out through these.
     for (const id of ['http', 'net', '_http_client']) {
       expect(before, `${id} before the flag`).toContain(id);
@@ -177,24 +180,7 @@ describe("the program's built-ins", () => {
 
   /** Node's built-ins a run loaded before the program's V8 flag was set. */
   async function builtinsBeforeFlag(args: string[], env: Record<string, string> = {}): Promise<string[]> {
-    const dir = tmpDir('hostctl-builtins-');
-    dirs.push(dir);
-    const log = join(dir.path, 'loads.json');
-    const preload = join(dir.path, 'preload.cjs');
-    writeFileSync(
-      preload,
-      [
-        "'use strict';",
-        "const v8 = require('node:v8');",
-        'const set = v8.setFlagsFromString;',
-        'let loaded;',
-        'v8.setFlagsFromString = (flags) => { loaded ??= process.moduleLoadList.length; return set.call(v8, flags); };',
-        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(log)}, JSON.stringify(process.moduleLoadList.slice(0, loaded))));`,
-      ].join('\n'),
-    );
-    const r = await runProcess(process.execPath, ['--require', preload, BIN, ...args], { env: { HOSTCTL_CONFIG_DIR: dir.path, HOSTCTL_TOKEN: 'hc_test', ...env } });
-    expect(r.code, r.stderr).toBe(0);
-    return (JSON.parse(readFileSync(log, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+    return (await recordLoads(args, { HOSTCTL_TOKEN: 'hc_test', ...env })).before;
   }
 
   it('are chosen by dist/start.json, which the build generates from the marks in src/', async () => {
