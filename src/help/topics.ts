@@ -66,6 +66,7 @@ hostctl config --help.
   6    network: connection refused, DNS, TLS, timeout
   7    wait: the --deadline passed before every object met the condition
   130  interrupted (Ctrl-C)
+  143  terminated (SIGTERM), the sandbox included
 
 Errors are one or two sentences on stderr, starting with "hostctl:", with the next step to
 take; stdout carries data only. A stack trace is shown only with --verbose. With --json
