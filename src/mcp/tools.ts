@@ -279,7 +279,7 @@ export class Tools {
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
     const http = await this.ctx.http();
-    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource.js'), this.shaper(a.fields)]);
+    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource/relations.js'), this.shaper(a.fields)]);
     const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
     // A cursor's page is on this run's origin: the client refuses any other before sending.
     http.resolveUrl(start);
