@@ -13,7 +13,7 @@ import type { OutputFormat } from '../config/config.js';
 import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { sanitize } from '../output/sanitize.js';
-import type { Printer } from '../output/format.js';
+import type { Printer } from '../output/printer.js';
 import { isRecord } from '../json/narrow.js';
 import { completes } from '../help/hints.js';
 import { hashes } from '../help/startup.js';

@@ -11,7 +11,7 @@ import { hashes } from '../../help/startup.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
-import type { Printer } from '../../output/format.js';
+import type { Printer } from '../../output/printer.js';
 import { FilterCost } from './filter-cost.js';
 import { partialNote } from './partial-note.js';
 import { printerFor } from './printer.js';

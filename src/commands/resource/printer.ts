@@ -3,7 +3,7 @@
 
 import type { Context } from '../../context.js';
 import type { Resource } from '../../resources.js';
-import type { Printer } from '../../output/format.js';
+import type { Printer } from '../../output/printer.js';
 
 /** Names seen before on this base URL, for references shown as "name (ID)". */
 function nameLookup(ctx: Context): (id: string) => string | undefined {
