@@ -5,7 +5,7 @@
 
 import { redacted } from '../io.js';
 import { StopHere } from '../errors.js';
-import type { Exchange, Send } from './layers.js';
+import type { Exchange, ExchangeHandler } from './layers.js';
 
 export interface DryRunOptions {
   /** The token the request would carry; '' when there is none (`Bearer <none>`). */
@@ -28,7 +28,7 @@ export function dryRunRecord(x: Exchange, secret: string): { method: string; url
 
 const shellQuoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function dryRun(o: DryRunOptions): Send {
+export function dryRun(o: DryRunOptions): ExchangeHandler {
   return async (x) => {
     const r = dryRunRecord(x, o.secret);
     if (o.json) {

@@ -6,7 +6,7 @@
 
 import { ApiError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../config/url.js';
-import { oneLine } from './errors.js';
+import { oneLine } from '../output/sanitize.js';
 import type { Exchange, Layer } from './layers.js';
 
 export const MAX_REDIRECTS = 5;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { appendQuery, setQueryParam, type ApiRequest, type ApiResponse, type HttpClient } from './client.js';
-import { oneLine } from './errors.js';
+import { oneLine } from '../output/sanitize.js';
 import { isRecord } from '../json/narrow.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */

@@ -5,7 +5,7 @@
 
 import type { Dispatcher } from 'undici';
 import { ApiError, HostctlError } from '../errors.js';
-import { networkError } from './errors.js';
+import { networkError } from './failures.js';
 import type { Answer, Exchange } from './layers.js';
 import { boundedProxyAgent, proxyFor, ProxyGate, type ProxyChoice } from './proxy.js';
 

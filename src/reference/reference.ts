@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ApiError, NotFoundError, UsageError } from '../errors.js';
-import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
+import { isHtmlType, isJsonType, mediaType } from '../http/media-type.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
 import { isFresh, readKept, writeKept, type KeptReference } from './store.js';
 import { baseUrlKey } from '../config/url.js';
