@@ -272,7 +272,7 @@ async function operationTarget(
   };
 }
 
-export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise<void> {
+async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise<void> {
   const args = parseArguments(ctx, path, o);
   const call = await buildRequest(ctx, args, o);
   await sendAndPrint(ctx, call, args, o);

@@ -35,7 +35,7 @@ export function completionCommand(): CommandUnknownOpts {
   );
 }
 
-export async function completionRun(ctx: Context, shell: string): Promise<void> {
+async function completionRun(ctx: Context, shell: string): Promise<void> {
   ctx.io.out(completionScript(shell));
 }
 

@@ -70,7 +70,7 @@ function shown(config: ConfigData): ConfigData {
 }
 
 
-export async function configRun(ctx: Context, verb: Verb, args: readonly string[]): Promise<void> {
+async function configRun(ctx: Context, verb: Verb, args: readonly string[]): Promise<void> {
   const [key = '', value = ''] = args;
   const { keyPath, parseKey, parseValue, pruneProfile, updateConfig } = await import('../config/store.js');
   switch (verb) {

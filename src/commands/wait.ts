@@ -121,7 +121,7 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
   }
 }
 
-export async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
+async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
   const conditions = opts.for.map(parseCondition);

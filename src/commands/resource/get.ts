@@ -27,7 +27,7 @@ export function getCommand(r: Resource) {
   return getDefinition(r).action(withContext(async (ctx, [ids], opts) => getRun(ctx, r, ids, opts)));
 }
 
-export async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {
+async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: GetOptions = {}): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
 

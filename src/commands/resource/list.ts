@@ -71,7 +71,7 @@ interface ListPlan {
   path: string;
 }
 
-export async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Promise<void> {
+async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Promise<void> {
   // Everything the user typed is checked before a request is sent, --jq included.
   const limit = positiveInt(opts.limit, '--limit');
   const page = positiveInt(opts.page, '--page');
