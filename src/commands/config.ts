@@ -41,7 +41,7 @@ export function configCommand(): HostctlCommand {
 }
 
 /** Every setting as `key=value` pairs, in a stable order. */
-export function flatten(config: ConfigData): [string, string][] {
+function flatten(config: ConfigData): [string, string][] {
   const out: [string, string][] = [];
   if (config.defaultProfile) out.push(['defaultProfile', config.defaultProfile]);
   if (config.accessible !== undefined) out.push(['accessible', String(config.accessible)]);

@@ -54,7 +54,7 @@ export function parseCondition(raw: string): Condition {
 }
 
 /** A field's value as text to compare: strings as they are, the rest as JSON. */
-export function valueText(v: unknown): string | undefined {
+function valueText(v: unknown): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'string') return v;
   return stringifyJson(v);

@@ -27,8 +27,7 @@ import { verboseLog } from './verbose.js';
 import { Wire } from './wire.js';
 import { dryRun } from './dry-run.js';
 
-export { MAX_BODY_BYTES, noProxyMatches } from './wire.js';
-export { MAX_REDIRECTS } from './origin.js';
+export { MAX_BODY_BYTES } from './wire.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;

@@ -20,7 +20,7 @@ export interface DryRunOptions {
 }
 
 /** The request as it would go out: the token layer's header added, shown redacted. */
-export function dryRunRecord(x: Exchange, secret: string): { method: string; url: string; headers: Record<string, string>; body?: string } {
+function dryRunRecord(x: Exchange, secret: string): { method: string; url: string; headers: Record<string, string>; body?: string } {
   const headers = { ...x.headers, authorization: `Bearer ${secret ? redacted(secret) : '<none>'}` };
   const body = x.body === undefined ? undefined : typeof x.body === 'string' ? x.body : Buffer.from(x.body).toString('utf8');
   return { method: x.method, url: x.url.href, headers, ...(body === undefined ? {} : { body }) };

@@ -136,7 +136,7 @@ export function statusError(c: StatusContext): HostctlError {
 }
 
 /** Error codes anywhere in an error's cause chain (undici wraps system errors). */
-export function errorCodes(err: unknown, depth = 0): string[] {
+function errorCodes(err: unknown, depth = 0): string[] {
   if (depth > 5 || !(err instanceof Error || isRecord(err))) return [];
   const rec = err as unknown as Record<string, unknown>;
   const out: string[] = [];
@@ -154,7 +154,7 @@ function firstMessage(err: unknown): string {
 
 const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
-export function hostPort(url: URL): string {
+function hostPort(url: URL): string {
   if (url.port) return url.host;
   return `${url.hostname}:${url.protocol === 'https:' ? 443 : 80}`;
 }

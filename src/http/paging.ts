@@ -10,7 +10,7 @@ import { oneLine } from '../output/sanitize.js';
 import { isRecord } from '../json/narrow.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 
 export interface PageWalkOptions {
   /** Walk every page (--all). */
@@ -36,7 +36,7 @@ export interface PageRest {
 }
 
 /** The collection's size, where the server states it. */
-export function totalOf(body: unknown, headers: Record<string, string>): number | undefined {
+function totalOf(body: unknown, headers: Record<string, string>): number | undefined {
   const candidates: unknown[] = [headers['x-total-count']];
   if (isRecord(body)) candidates.push(body.totalItems, body['hydra:totalItems'], body.total);
   for (const c of candidates) {

@@ -143,7 +143,7 @@ export function shown(text: string): string {
 }
 
 /** The `{name}`s of a path template, in order. */
-export function templateNames(path: string): string[] {
+function templateNames(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
 }
 

@@ -19,7 +19,7 @@ function docsPath(base: URL): string {
 }
 
 /** Fetches /docs (one request) and reads it as OpenAPI; anything else is one ApiError sentence. */
-export async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
+async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
   const http = await ctx.http();
   const base = ctx.baseUrl();
   const spinner = await ctx.io.spinner('Fetching the API reference…');
