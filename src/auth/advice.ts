@@ -3,7 +3,7 @@
 // restarted sandbox has a new token. Nothing else of the sandbox is assumed here.
 
 /** The response header by which a hostctl sandbox says it is one. */
-export const SANDBOX_HEADER = 'x-hostctl-sandbox';
+const SANDBOX_HEADER = 'x-hostctl-sandbox';
 
 /** Whether these (lower-case) response headers come from a hostctl sandbox. */
 export function fromSandbox(headers: Readonly<Record<string, string>>): boolean {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { AuthError } from '../errors.js';
 import { extractAddon, loadAddon } from './embedded-addon.js';
 
-export const KEYCHAIN_SERVICE = 'hostctl';
+const KEYCHAIN_SERVICE = 'hostctl';
 
 type KeyringModule = typeof import('@napi-rs/keyring');
 type Entry = InstanceType<KeyringModule['AsyncEntry']>;
@@ -72,6 +72,7 @@ export function readKeychain(account: string): Promise<string | undefined> {
   return attempt(async () => (await (await entry(account)).getPassword()) ?? undefined);
 }
 
+/** @public auth.ts reads it off the module it imports only when storing in the keychain, which knip does not follow. */
 export function writeKeychain(account: string, token: string): Promise<void> {
   return attempt(async () => (await entry(account)).setPassword(token));
 }

@@ -10,10 +10,11 @@ import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { InStream } from '../runtime.js';
 import type { OutputFormat } from '../config/config.js';
-import { isJsonType, oneLine, statusError, tooDeepError } from '../http/errors.js';
+import { statusError, tooDeepError } from '../http/failures.js';
+import { isJsonType } from '../http/media-type.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
-import { sanitize } from '../output/sanitize.js';
-import type { Printer } from '../output/format.js';
+import { oneLine, sanitize } from '../output/sanitize.js';
+import type { Printer } from '../output/printer.js';
 import { isRecord } from '../json/narrow.js';
 import { completes } from '../help/hints.js';
 import { hashes } from '../help/startup.js';
@@ -271,32 +272,66 @@ async function operationTarget(
   };
 }
 
-export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise<void> {
+async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise<void> {
+  const args = parseArguments(ctx, path, o);
+  const call = await buildRequest(ctx, args, o);
+  await sendAndPrint(ctx, call, args, o);
+}
+
+/** The command line, checked before anything is read or sent. */
+interface ApiArguments {
+  path: string;
+  /** -X, upper-cased. */
+  method: string | undefined;
+  /** -f and -F, in their order. */
+  fields: FieldArg[];
+  headers: Record<string, string>;
+  format: OutputFormat;
+  /** --fields. */
+  only: string[] | undefined;
+}
+
+function parseArguments(ctx: Context, path: string, o: ApiOptions): ApiArguments {
   // Everything the user typed is checked before anything is read or sent.
   if (path.trim() === '') throw new UsageError('hostctl api needs a path.', 'For example: hostctl api /apps');
-  const explicit = o.method?.trim().toUpperCase();
-  if (explicit !== undefined && !METHOD.test(explicit)) {
+  const method = o.method?.trim().toUpperCase();
+  if (method !== undefined && !METHOD.test(method)) {
     throw new UsageError(`-X "${o.method ?? ''}" is not an HTTP method.`, 'Use GET, POST, PUT, PATCH or DELETE.');
   }
-  if (o.paginate && explicit !== undefined && explicit !== 'GET') {
-    throw new UsageError(`--paginate fetches pages with GET, not ${explicit}.`, 'Leave out -X, or leave out --paginate.');
+  if (o.paginate && method !== undefined && method !== 'GET') {
+    throw new UsageError(`--paginate fetches pages with GET, not ${method}.`, 'Leave out -X, or leave out --paginate.');
   }
   if (o.paginate && o.input !== undefined) {
     throw new UsageError('--paginate sends no request body, so --input cannot be used with it.', 'Pass query parameters with -f key=value instead.');
   }
-  let args = [...o.rawField.map((r) => parseFieldArg('-f', r)), ...o.field.map((r) => parseFieldArg('-F', r))];
-  const stdinUsers = args.filter((a) => a.flag === '-F' && a.text === '@-').length + (o.input === '-' ? 1 : 0);
+  const fields = [...o.rawField.map((r) => parseFieldArg('-f', r)), ...o.field.map((r) => parseFieldArg('-F', r))];
+  const stdinUsers = fields.filter((a) => a.flag === '-F' && a.text === '@-').length + (o.input === '-' ? 1 : 0);
   if (stdinUsers > 1) throw new UsageError('Only one of --input - and -F key=@- can read stdin.', 'Put the other value in a file.');
   const headers = parseHeaders(o.header);
 
   // `api` prints JSON unless a format is asked for on the command line, whatever the
   // terminal or the profile's default: scripts pipe it into jq.
   const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
-  const fieldsFlag = ctx.fields();
+  return { path, method, fields, headers, format, only: ctx.fields() };
+}
 
+/** A request ready to send, and the client to send it with. */
+interface ApiCall {
+  http: HttpClient;
+  req: ApiRequest;
+  method: string;
+  path: string;
+}
+
+/**
+ * The request the arguments ask for: an operation's method and path from the reference,
+ * the fields in the query or the JSON body, the files and stdin they name read.
+ */
+async function buildRequest(ctx: Context, a: ApiArguments, o: ApiOptions): Promise<ApiCall> {
+  let { path, fields: args } = a;
   const named = isOperationName(path) ? await operationTarget(ctx, path.trim(), args, o) : undefined;
   if (named) args = named.rest;
-  const method = named?.method ?? explicit ?? (o.paginate ? 'GET' : args.length > 0 || o.input !== undefined ? 'POST' : 'GET');
+  const method = named?.method ?? a.method ?? (o.paginate ? 'GET' : args.length > 0 || o.input !== undefined ? 'POST' : 'GET');
   // As gh: fields go to the query string for GET and HEAD, and when --input is the body.
   const inQuery = method === 'GET' || method === 'HEAD' || o.input !== undefined;
   const paths = inQuery ? undefined : args.map(parseKeyPath);
@@ -306,36 +341,40 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
   if (!named) (await import('../http/origin.js')).resolveUrl(ctx.baseUrl(), path);
   const http = await ctx.http();
 
-  const readValue = async (a: FieldArg): Promise<FieldValue> => {
-    if (a.text === undefined) return EMPTY_ARRAY;
-    if (a.flag === '-F' && a.text.startsWith('@')) return (await readSource(ctx, a.text.slice(1), `-F ${a.key}`)).toString('utf8');
-    return a.flag === '-F' ? typedValue(a.text) : a.text;
+  const readValue = async (f: FieldArg): Promise<FieldValue> => {
+    if (f.text === undefined) return EMPTY_ARRAY;
+    if (f.flag === '-F' && f.text.startsWith('@')) return (await readSource(ctx, f.text.slice(1), `-F ${f.key}`)).toString('utf8');
+    return f.flag === '-F' ? typedValue(f.text) : f.text;
   };
-  if (named) path = await named.path(async (a) => String(await readValue(a)));
+  if (named) path = await named.path(async (f) => String(await readValue(f)));
   const values: FieldValue[] = [];
-  for (const a of args) values.push(await readValue(a));
+  for (const f of args) values.push(await readValue(f));
 
-  const req: ApiRequest = { method, path, headers };
+  const req: ApiRequest = { method, path, headers: a.headers };
   if (inQuery) {
     const query: [string, string][] = [];
-    args.forEach((a, i) => {
+    args.forEach((f, i) => {
       const v = values[i];
       if (v === EMPTY_ARRAY) return;
-      query.push([a.key, v === null ? '' : String(v)]);
+      query.push([f.key, v === null ? '' : String(v)]);
     });
     req.query = query;
     if (o.input !== undefined) req.body = await readSource(ctx, o.input, '--input');
   } else if (args.length > 0) {
     const body: Record<string, unknown> = {};
-    args.forEach((a, i) => {
+    args.forEach((f, i) => {
       const { name, rest } = paths![i]!;
-      assign(body, name, rest, values[i]!, a);
+      assign(body, name, rest, values[i]!, f);
     });
     req.body = stringifyJson(body);
   }
+  return { http, req, method, path };
+}
 
+/** Sends the request (every page of it with --paginate) and prints what comes back. */
+async function sendAndPrint(ctx: Context, { http, req, method, path }: ApiCall, a: ApiArguments, o: ApiOptions): Promise<void> {
   const { createPrinter } = await import('../output/format.js');
-  const printer = await createPrinter({ io: ctx.io, format, fields: fieldsFlag, jq: ctx.opts.jq, shape: o.paginate ? 'list' : undefined });
+  const printer = await createPrinter({ io: ctx.io, format: a.format, fields: a.only, jq: ctx.opts.jq, shape: o.paginate ? 'list' : undefined });
   const head = o.include ? (res: ApiResponse) => printHead(ctx.io, http, res) : undefined;
   const label = `${method} ${oneLine(path, 60)}`;
   const spinner = await ctx.io.spinner(`${label}…`);
@@ -370,7 +409,7 @@ export async function apiRun(ctx: Context, path: string, o: ApiOptions): Promise
     spinner.stop();
   }
   head?.(res);
-  await printBody(ctx.io, http, res, format, printer);
+  await printBody(ctx.io, http, res, a.format, printer);
   if (res.status < 200 || res.status > 299) {
     throw statusError({
       status: res.status,

@@ -172,7 +172,7 @@ async function rejectedError(mark: RejectedMark): Promise<AuthError> {
   );
 }
 
-export async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
+async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   const [{ makeToken, preview, storageLabel }, { updateConfig }] = await Promise.all([import('../auth/token.js'), import('../config/store.js')]);
   const profile = checkProfileName(ctx.profileName());
   const baseUrl = ctx.baseUrl();
@@ -271,7 +271,7 @@ function profileOrigin(ctx: Context): string {
   return ctx.config().defaultProfile ? 'defaultProfile in config' : 'default';
 }
 
-export async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefinition>): Promise<void> {
+async function statusRun(ctx: Context, o: OptionsOf<typeof statusDefinition>): Promise<void> {
   const [{ dataPrinter }, { preview, storageLabel }] = await Promise.all([import('../output/format.js'), import('../auth/token.js')]);
   const printer = await dataPrinter(ctx);
   const profile = ctx.profileName();
@@ -357,7 +357,7 @@ function formatStatus(r: StatusReport, sent: number, storageLabel: (source: Toke
   return lines.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}\n`).join('');
 }
 
-export async function logoutRun(ctx: Context): Promise<void> {
+async function logoutRun(ctx: Context): Promise<void> {
   const [{ storageLabel }, { pruneProfile, updateConfig }] = await Promise.all([import('../auth/token.js'), import('../config/store.js')]);
   const profile = checkProfileName(ctx.profileName());
   const prof = ctx.profile();
@@ -396,7 +396,7 @@ export async function logoutRun(ctx: Context): Promise<void> {
   if (ctx.env.HOSTCTL_TOKEN?.trim()) ctx.io.note('HOSTCTL_TOKEN is still set in this environment and will still be used.');
 }
 
-export async function tokenRun(ctx: Context): Promise<void> {
+async function tokenRun(ctx: Context): Promise<void> {
   const token = await ctx.resolveToken();
   // The one deliberate exception to the sink: printing the token is this command's job.
   ctx.io.rawOut(`${token.value}\n`);

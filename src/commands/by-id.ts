@@ -20,7 +20,7 @@ export function idsArgument(r: Resource) {
 }
 
 /** The longest URL one batch `get` sends; longer batches are split. */
-export const MAX_URL_BYTES = 4096;
+const MAX_URL_BYTES = 4096;
 
 /** Refuses, as a usage error, an ID that cannot be one of `resource`'s (not a plain ID, or another prefix). */
 export function checkIds(resource: Resource, ids: readonly string[]): void {

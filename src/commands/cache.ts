@@ -38,7 +38,7 @@ function asJson(dir: string, info: CacheInfo): string {
   return `${JSON.stringify({ path: dir, entries: info.entries, bytes: info.bytes, oldest: info.oldest === undefined ? null : new Date(info.oldest).toISOString() }, null, 2)}\n`;
 }
 
-export async function cacheInfoRun(ctx: Context): Promise<void> {
+async function cacheInfoRun(ctx: Context): Promise<void> {
   const { cacheInfo } = await import('../http/cache.js');
   const dir = cacheDir(ctx.env);
   const info = cacheInfo(dir);
@@ -50,7 +50,7 @@ export async function cacheInfoRun(ctx: Context): Promise<void> {
   ctx.io.stdout.write(`Path:    ${dir}\nEntries: ${info.entries}\nSize:    ${size(info.bytes)}\nOldest:  ${oldest}\n`);
 }
 
-export async function cacheClearRun(ctx: Context): Promise<void> {
+async function cacheClearRun(ctx: Context): Promise<void> {
   const { clearCache } = await import('../http/cache.js');
   const before = clearCache(cacheDir(ctx.env));
   ctx.io.note(`Removed ${before.entries} cached ${before.entries === 1 ? 'entry' : 'entries'} (${size(before.bytes)}).`);

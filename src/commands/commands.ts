@@ -16,7 +16,7 @@ export function commandsCommand(sandboxFlags: () => Promise<SandboxFlags>): Host
     .action((opts, cmd) => withContext<[], typeof opts>((ctx) => commandsRun(ctx, cmd, sandboxFlags))(opts, cmd));
 }
 
-export async function commandsRun(ctx: Context, cmd: CommandUnknownOpts, sandboxFlags: () => Promise<SandboxFlags>): Promise<void> {
+async function commandsRun(ctx: Context, cmd: CommandUnknownOpts, sandboxFlags: () => Promise<SandboxFlags>): Promise<void> {
   const format = ctx.outputFormat();
   // The whole tree: main() builds every branch when its words name `commands`.
   let program = cmd;

@@ -35,11 +35,11 @@ export function completionCommand(): CommandUnknownOpts {
   );
 }
 
-export async function completionRun(ctx: Context, shell: string): Promise<void> {
+async function completionRun(ctx: Context, shell: string): Promise<void> {
   ctx.io.out(completionScript(shell));
 }
 
-export function completionScript(shell: string, from: string = fileURLToPath(import.meta.url)): string {
+function completionScript(shell: string, from: string = fileURLToPath(import.meta.url)): string {
   const file = SCRIPT_FILES[shell];
   if (!file) {
     throw new UsageError(`No completion script for "${shell}".`, 'Use hostctl completion bash, zsh or fish.');

@@ -41,7 +41,7 @@ export function configCommand(): HostctlCommand {
 }
 
 /** Every setting as `key=value` pairs, in a stable order. */
-export function flatten(config: ConfigData): [string, string][] {
+function flatten(config: ConfigData): [string, string][] {
   const out: [string, string][] = [];
   if (config.defaultProfile) out.push(['defaultProfile', config.defaultProfile]);
   if (config.accessible !== undefined) out.push(['accessible', String(config.accessible)]);
@@ -70,7 +70,7 @@ function shown(config: ConfigData): ConfigData {
 }
 
 
-export async function configRun(ctx: Context, verb: Verb, args: readonly string[]): Promise<void> {
+async function configRun(ctx: Context, verb: Verb, args: readonly string[]): Promise<void> {
   const [key = '', value = ''] = args;
   const { keyPath, parseKey, parseValue, pruneProfile, updateConfig } = await import('../config/store.js');
   switch (verb) {

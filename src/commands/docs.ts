@@ -48,7 +48,7 @@ export function docsUrl(base: URL): string {
   return `${base.href.replace(/\/+$/, '')}/docs`;
 }
 
-export async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
+async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
   if (o.open && (o.operations || o.refresh)) {
     throw new UsageError(`--open and ${o.operations ? '--operations' : '--refresh'} do different things; use one at a time.`, 'hostctl docs --open, or hostctl docs --operations.');
   }
@@ -86,7 +86,7 @@ export function toRow(op: Operation): OperationRow {
  * `docs diff`: the kept reference against the current one (one request), then the current
  * one is kept. With nothing kept yet there is nothing to compare: it says so and keeps it.
  */
-export async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
+async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.fields();
   const { diffReferences, refreshReference } = await import('../reference/reference.js');

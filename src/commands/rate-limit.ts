@@ -53,7 +53,7 @@ function ago(ms: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-export async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
+async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.fields();
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,

@@ -10,7 +10,7 @@ export function versionCommand(): HostctlCommand {
     .action(withContext(async (ctx) => versionRun(ctx)));
 }
 
-export async function versionRun(ctx: Context): Promise<void> {
+async function versionRun(ctx: Context): Promise<void> {
   const info = { version: VERSION, node: process.version, platform: process.platform, arch: process.arch };
   const format = ctx.outputFormat();
   if (format === 'json' || format === 'ndjson') {

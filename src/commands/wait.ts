@@ -54,7 +54,7 @@ export function parseCondition(raw: string): Condition {
 }
 
 /** A field's value as text to compare: strings as they are, the rest as JSON. */
-export function valueText(v: unknown): string | undefined {
+function valueText(v: unknown): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'string') return v;
   return stringifyJson(v);
@@ -121,7 +121,7 @@ export async function pollUntil(ids: readonly string[], conditions: readonly Con
   }
 }
 
-export async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
+async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts: WaitOptions): Promise<void> {
   checkIds(resource, rawIds);
   const ids = [...new Set(rawIds)];
   const conditions = opts.for.map(parseCondition);

@@ -12,10 +12,10 @@ import type { Resource } from '../resources.js';
 import { publicIdOf } from '../json/narrow.js';
 import { stringifyJson } from '../output/json.js';
 
-export const DEFAULT_WATCH_INTERVAL_MS = 5_000;
+const DEFAULT_WATCH_INTERVAL_MS = 5_000;
 
 /** What changed since the last round: objects new or different, by public ID (else position). */
-export function changedSince(previous: ReadonlyMap<string, string>, items: readonly unknown[]): { changed: unknown[]; now: Map<string, string> } {
+function changedSince(previous: ReadonlyMap<string, string>, items: readonly unknown[]): { changed: unknown[]; now: Map<string, string> } {
   const now = new Map<string, string>();
   const changed: unknown[] = [];
   items.forEach((item, i) => {

@@ -42,12 +42,12 @@ export const MAX_IDS = 500;
 /** How many names per base URL are kept. */
 export const MAX_NAMES = 5000;
 /** How many field names per resource and base URL are kept. */
-export const MAX_FIELDS = 200;
+const MAX_FIELDS = 200;
 
 /** An ID worth remembering: the plain shape of public IDs, and a sane length. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** A name is cut to this many characters (completion shows it as a description). */
-export const MAX_NAME_CHARS = 200;
+const MAX_NAME_CHARS = 200;
 /** A field name longer than this is not remembered. */
 const MAX_FIELD_CHARS = 100;
 /** The state file is never written larger than this; the lists are cut until it fits. */

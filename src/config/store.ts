@@ -19,14 +19,12 @@ import { checkProfileName, OUTPUT_FORMATS, parseConfig, readConfigText, STORAGES
 import { configDir, configFile } from './paths.js';
 import { checkConfigDir, shellQuote } from './trust.js';
 
-export { checkProfileName } from './config.js';
-
-export const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache', 'redisUrl'] as const;
+const PROFILE_KEYS = ['baseUrl', 'output', 'storage', 'cache', 'redisUrl'] as const;
 type ProfileKey = (typeof PROFILE_KEYS)[number];
 
 export type ConfigKey = { kind: 'defaultProfile' } | { kind: 'accessible' } | { kind: 'profile'; profile: string; field: ProfileKey | 'storedAt' };
 
-export const VALID_KEYS_TEXT = [
+const VALID_KEYS_TEXT = [
   'defaultProfile',
   'accessible                (true or false: see "hostctl help accessibility")',
   'profiles.<name>.baseUrl   (https://…/v1; http only for loopback hosts)',

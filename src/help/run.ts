@@ -35,7 +35,7 @@ function commandWords(cmd: Command): string[] {
 }
 
 /** Candidates that start with the word, or are a few typing mistakes away from it. */
-export function similar(word: string, candidates: readonly string[]): string[] {
+function similar(word: string, candidates: readonly string[]): string[] {
   const w = word.toLowerCase();
   const close = candidates.filter((c) => (w.length >= 2 && c.startsWith(w)) || distance(w, c) <= Math.max(1, Math.floor(c.length / 3)));
   return [...new Set(close)].slice(0, 3);

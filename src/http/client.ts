@@ -12,11 +12,13 @@ import { queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
 import { RateLimiter, type RateState } from './ratelimit.js';
 import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetStore } from './budget.js';
-import { compose, type Answer, type Exchange, type Layer, type Send } from './layers.js';
+import { compose, type Answer, type Exchange, type Layer, type ExchangeHandler } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
-import { isHtmlType, isJsonType, mediaType, oneLine, tooDeepError } from './errors.js';
+import { tooDeepError } from './failures.js';
+import { isHtmlType, isJsonType, mediaType } from './media-type.js';
+import { oneLine } from '../output/sanitize.js';
 import { statusErrors, statusText } from './status.js';
 import { redirects, resolveUrl } from './origin.js';
 import { wait429 } from './wait429.js';
@@ -25,8 +27,7 @@ import { verboseLog } from './verbose.js';
 import { Wire } from './wire.js';
 import { dryRun } from './dry-run.js';
 
-export { MAX_BODY_BYTES, noProxyMatches } from './wire.js';
-export { MAX_REDIRECTS } from './origin.js';
+export { MAX_BODY_BYTES } from './wire.js';
 
 export interface HttpClientOptions {
   baseUrl: URL;
@@ -231,7 +232,7 @@ export class HttpClient {
    *   the token, and the log shows it redacted as sent;
    * - the wire innermost, mapping network failures (retries need them typed).
    */
-  private pipeline(req: ApiRequest): Send {
+  private pipeline(req: ApiRequest): ExchangeHandler {
     const { baseUrl, token, state, io, verbose, cache } = this.options;
     const origin = baseUrl.origin;
     const retries = this.options.retries ?? DEFAULT_RETRIES;

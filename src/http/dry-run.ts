@@ -5,7 +5,7 @@
 
 import { redacted } from '../io.js';
 import { StopHere } from '../errors.js';
-import type { Exchange, Send } from './layers.js';
+import type { Exchange, ExchangeHandler } from './layers.js';
 
 export interface DryRunOptions {
   /** The token the request would carry; '' when there is none (`Bearer <none>`). */
@@ -20,7 +20,7 @@ export interface DryRunOptions {
 }
 
 /** The request as it would go out: the token layer's header added, shown redacted. */
-export function dryRunRecord(x: Exchange, secret: string): { method: string; url: string; headers: Record<string, string>; body?: string } {
+function dryRunRecord(x: Exchange, secret: string): { method: string; url: string; headers: Record<string, string>; body?: string } {
   const headers = { ...x.headers, authorization: `Bearer ${secret ? redacted(secret) : '<none>'}` };
   const body = x.body === undefined ? undefined : typeof x.body === 'string' ? x.body : Buffer.from(x.body).toString('utf8');
   return { method: x.method, url: x.url.href, headers, ...(body === undefined ? {} : { body }) };
@@ -28,7 +28,7 @@ export function dryRunRecord(x: Exchange, secret: string): { method: string; url
 
 const shellQuoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function dryRun(o: DryRunOptions): Send {
+export function dryRun(o: DryRunOptions): ExchangeHandler {
   return async (x) => {
     const r = dryRunRecord(x, o.secret);
     if (o.json) {

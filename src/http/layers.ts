@@ -28,12 +28,13 @@ export interface Answer {
   keep?: () => void;
 }
 
-export type Send = (x: Exchange) => Promise<Answer>;
-export type Layer = (next: Send) => Send;
+/** What answers an exchange: the wire at the bottom, or a layer wrapped around the next. */
+export type ExchangeHandler = (x: Exchange) => Promise<Answer>;
+export type Layer = (next: ExchangeHandler) => ExchangeHandler;
 
 /** `layers[0]` is outermost: it sees the exchange first and the answer last. */
-export function compose(layers: readonly Layer[], send: Send): Send {
-  return layers.reduceRight<Send>((next, layer) => layer(next), send);
+export function compose(layers: readonly Layer[], send: ExchangeHandler): ExchangeHandler {
+  return layers.reduceRight<ExchangeHandler>((next, layer) => layer(next), send);
 }
 
 /** The methods that may be sent twice without changing anything on the server. */

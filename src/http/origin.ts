@@ -6,7 +6,7 @@
 
 import { ApiError, UsageError } from '../errors.js';
 import { isLoopbackHost } from '../config/url.js';
-import { oneLine } from './errors.js';
+import { oneLine } from '../output/sanitize.js';
 import type { Exchange, Layer } from './layers.js';
 
 export const MAX_REDIRECTS = 5;
@@ -30,7 +30,7 @@ function decoded(path: string): string {
  * decoded (`%2e%2e`, `..%2f`, twice-escaped too), backslashes as slashes, `.` and `..`
  * resolved. Undefined when `..` climbs above the root.
  */
-export function landing(pathname: string): string | undefined {
+function landing(pathname: string): string | undefined {
   const out: string[] = [];
   for (const segment of decoded(pathname).replace(/\\/g, '/').split('/').slice(1)) {
     if (segment === '..') {
@@ -44,7 +44,7 @@ export function landing(pathname: string): string | undefined {
 }
 
 /** Whether `pathname` stays at or under `basePath` (`/v1`), however a server decodes it. */
-export function staysUnder(basePath: string, pathname: string): boolean {
+function staysUnder(basePath: string, pathname: string): boolean {
   const base = basePath.replace(/\/+$/, '');
   const lands = landing(pathname);
   if (lands === undefined) return false;
@@ -88,7 +88,7 @@ export function resolveUrl(base: URL, path: string): URL {
   return url;
 }
 
-export function isRedirect(status: number): boolean {
+function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 

@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { appendQuery, setQueryParam, type ApiRequest, type ApiResponse, type HttpClient } from './client.js';
-import { oneLine } from './errors.js';
+import { oneLine } from '../output/sanitize.js';
 import { isRecord } from '../json/narrow.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 
 export interface PageWalkOptions {
   /** Walk every page (--all). */
@@ -36,7 +36,7 @@ export interface PageRest {
 }
 
 /** The collection's size, where the server states it. */
-export function totalOf(body: unknown, headers: Record<string, string>): number | undefined {
+function totalOf(body: unknown, headers: Record<string, string>): number | undefined {
   const candidates: unknown[] = [headers['x-total-count']];
   if (isRecord(body)) candidates.push(body.totalItems, body['hydra:totalItems'], body.total);
   for (const c of candidates) {

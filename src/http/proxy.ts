@@ -61,7 +61,7 @@ export function proxyFor(url: URL, env: NodeJS.ProcessEnv): ProxyChoice | undefi
   return { url: proxy, variable, label: `${proxy.hostname}:${port}` };
 }
 
-/** The error a second tunnel attempt within one exchange fails with (errors.ts reads its code). */
+/** The error a second tunnel attempt within one exchange fails with (failures.ts reads its code). */
 export const PROXY_RETRY_CODE = 'HOSTCTL_PROXY_CLOSED';
 
 /**

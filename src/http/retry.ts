@@ -10,7 +10,7 @@ import { parseRetryAfter } from './ratelimit.js';
 export const DEFAULT_RETRIES = 2;
 /** The first backoff; each retry doubles it. */
 export const BASE_BACKOFF_MS = 500;
-export const MAX_BACKOFF_MS = 30_000;
+const MAX_BACKOFF_MS = 30_000;
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 
 export interface RetryOptions {
@@ -32,7 +32,7 @@ export function backoffMs(attempt: number, random: () => number): number {
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUS.has(status);
 }
 

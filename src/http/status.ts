@@ -1,9 +1,9 @@
-// The error-mapping layer: the final answer's status as the typed error of errors.ts. A
-// module of its own (with node:http's status texts), so that what imports errors.ts for
-// its helpers (the reference, `api`) loads nothing more.
+// The error-mapping layer: the final answer's status as the typed error of src/errors.ts.
+// A module of its own (with node:http's status texts), so that what imports failures.ts
+// or media-type.ts for their helpers (the reference, `api`) loads nothing more.
 
 import { STATUS_CODES } from 'node:http';
-import { statusError } from './errors.js';
+import { statusError } from './failures.js';
 import type { Layer } from './layers.js';
 import { fromSandbox } from '../auth/advice.js';
 

@@ -3,7 +3,7 @@
 // and throws RateLimitError) and the same exchange is sent again, paced this time. A
 // server that answers 429 with "retry now" forever is not resent forever.
 
-import { errorDetail } from './errors.js';
+import { errorDetail } from './failures.js';
 import type { Layer } from './layers.js';
 
 export const MAX_429_RETRIES = 50;

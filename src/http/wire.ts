@@ -5,11 +5,9 @@
 
 import type { Dispatcher } from 'undici';
 import { ApiError, HostctlError } from '../errors.js';
-import { networkError } from './errors.js';
+import { networkError } from './failures.js';
 import type { Answer, Exchange } from './layers.js';
 import { boundedProxyAgent, proxyFor, ProxyGate, type ProxyChoice } from './proxy.js';
-
-export { noProxyMatches } from './noproxy.js';
 
 /** The most a response body may hold; past it the response is dropped. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -24,7 +22,7 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * covers even on slow links. A request that still meets a closing socket is a dropped
  * connection, which the retry layer resends when it is a GET or HEAD.
  */
-export const KEEP_ALIVE_MARGIN_MS = 1_000;
+const KEEP_ALIVE_MARGIN_MS = 1_000;
 
 type Undici = typeof import('undici');
 

@@ -10,11 +10,11 @@ import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { isRecord } from '../json/narrow.js';
 
 /** Most objects one list_objects call returns; more come with the cursor. */
-export const MAX_ITEMS = 100;
+const MAX_ITEMS = 100;
 /** Most IDs one get_objects or wait_for call takes. */
-export const MAX_IDS = 100;
+const MAX_IDS = 100;
 /** Most bytes of JSON one result carries, so that a page never floods an agent's context. */
-export const MAX_RESULT_BYTES = 64 * 1024;
+const MAX_RESULT_BYTES = 64 * 1024;
 /** wait_for's longest deadline: an agent's call should not hang for hours. */
 const MAX_DEADLINE_MS = 30 * 60_000;
 
@@ -279,7 +279,7 @@ export class Tools {
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
     const http = await this.ctx.http();
-    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource.js'), this.shaper(a.fields)]);
+    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource/relations.js'), this.shaper(a.fields)]);
     const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
     // A cursor's page is on this run's origin: the client refuses any other before sending.
     http.resolveUrl(start);
@@ -387,11 +387,11 @@ export class Tools {
 
   private async waitFor(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const [{ checkIds, fetchByIds }, wait, { parseDuration }] = await Promise.all([import('../commands/by-id.js'), import('../commands/wait.js'), import('../config/duration.js')]);
+    const [{ checkIds, fetchByIds }, { parseCondition, pollUntil, POLL_SHARE, DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, describe: describeCondition }, { parseDuration }] = await Promise.all([import('../commands/by-id.js'), import('../commands/wait.js'), import('../config/duration.js')]);
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
-    const conditions = (a.for as string[]).map(wait.parseCondition);
-    const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : wait.DEFAULT_DEADLINE_MS;
+    const conditions = (a.for as string[]).map(parseCondition);
+    const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : DEFAULT_DEADLINE_MS;
     if (deadlineMs > MAX_DEADLINE_MS) throw new UsageError(`wait_for's deadline is at most 30m, not ${String(a.deadline)}.`, 'Call wait_for again after it returns to wait longer.');
     const http = await this.ctx.http();
     const { pollInterval } = await import('../http/budget.js');
@@ -409,15 +409,15 @@ export class Tools {
       });
     const shape = await this.shaper(undefined);
     try {
-      const result = await wait.pollUntil(ids, conditions, { deadlineMs, intervalMs: wait.DEFAULT_INTERVAL_MS, resource: resource.name }, {
+      const result = await pollUntil(ids, conditions, { deadlineMs, intervalMs: DEFAULT_INTERVAL_MS, resource: resource.name }, {
         fetch: () => {
           checkCancelled(call.signal);
           return fetchByIds(http, resource, ids, true);
         },
         now: clock.now,
         sleep,
-        budgetInterval: () => pollInterval(http.budgetSnapshot(), wait.POLL_SHARE),
-        onRound: ({ matched, total, nextInMs }) => call.progress?.(matched, total, `${matched} of ${total} met ${conditions.map(wait.describe).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s`),
+        budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),
+        onRound: ({ matched, total, nextInMs }) => call.progress?.(matched, total, `${matched} of ${total} met ${conditions.map(describeCondition).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s`),
       });
       return { met: true, rounds: result.rounds, items: ids.map((id) => shape(result.found.get(id))) };
     } catch (err) {

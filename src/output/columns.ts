@@ -57,7 +57,7 @@ export function chooseColumns(rows: readonly unknown[], defaults: readonly strin
 /**
  * The columns tsv writes, fixed by the caller so that `cut -fN` means the same field
  * whatever the data: --fields; else every given column, present or not (for a resource,
- * publicId and its declared columns: see commands/resource.ts).
+ * publicId and its declared columns: see commands/resource/printer.ts).
  * Only output that belongs to no resource (`hostctl api`) takes its columns from the
  * first rows, which then hold for the rest of the output.
  */

@@ -30,9 +30,9 @@ declare const __HOSTCTL_JQ_ENGINE__: string | undefined;
  * measured (100,000 apps, 26 MB of JSON) takes, reading the input included (about 3 s of
  * CPU), so that real work never meets it, and a loop that never ends stops within a minute.
  */
-export const JQ_TIME_MS = 60_000;
+const JQ_TIME_MS = 60_000;
 /** The engine's heap ceiling (jq-wasm's build: 256 MiB), which jq's input must also fit. */
-export const JQ_MEMORY_BYTES = 256 * 1024 * 1024;
+const JQ_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Output is handed over once this much is waiting, or FLUSH_MS after the last hand-over. */
 const FLUSH_BYTES = 64 * 1024;
 const FLUSH_MS = 50;

@@ -18,7 +18,7 @@ export const BIDI_CONTROLS = '\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069';
  * Mongolian vowel separator, and the line and paragraph separators (U+2028, U+2029).
  * They make two different IDs look the same ("ap-1" and "ap-\u200b1").
  */
-export const INVISIBLE = '\u00ad\u180e\u200b\u200c\u2028\u2029\u2060-\u2064\ufeff';
+const INVISIBLE = '\u00ad\u180e\u200b\u200c\u2028\u2029\u2060-\u2064\ufeff';
 
 /** A zero-width joiner, except inside an emoji sequence (👩‍💻), where it is part of the picture. */
 const STRAY_JOINER = /(?<!\p{Extended_Pictographic}|\u{fe0f}|\p{Emoji_Modifier})\u200d|\u200d(?!\p{Extended_Pictographic})/gu;

@@ -90,7 +90,7 @@ interface Cell {
 }
 
 /** How a table shows one value: times relative, references as "name (ID)", digests short. */
-export function displayText(value: unknown, column: string, opts: Pick<TableOptions, 'now' | 'names' | 'nameFields'>): string {
+function displayText(value: unknown, column: string, opts: Pick<TableOptions, 'now' | 'names' | 'nameFields'>): string {
   return cellOf(value, column, opts, false).text;
 }
 

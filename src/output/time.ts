@@ -41,3 +41,9 @@ export function relativeTime(ms: number, now: number): string {
   else span = plural(Math.round(d / (365.25 * DAY)), 'year');
   return delta < 0 ? `${span} ago` : `in ${span}`;
 }
+
+/** A duration as a timeout is given: "30s", "2.5s". */
+export function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
+}

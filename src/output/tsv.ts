@@ -12,7 +12,7 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n'
  * A cell: controls removed first (a terminal sequence's own backslash goes with it), then
  * tab, newline, carriage return and backslash escaped.
  */
-export function tsvCell(text: string): string {
+function tsvCell(text: string): string {
   return sanitize(text, { keepBreaks: true }).replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? '');
 }
 

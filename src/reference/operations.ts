@@ -3,8 +3,7 @@
 // versions (parameters, response media types). Kept in the state dir in this form.
 
 import { ApiError } from '../errors.js';
-import { oneLine } from '../http/errors.js';
-import { sanitize } from '../output/sanitize.js';
+import { oneLine, sanitize } from '../output/sanitize.js';
 import { isRecord, stringList } from '../json/narrow.js';
 
 export interface Parameter {
@@ -144,7 +143,7 @@ export function shown(text: string): string {
 }
 
 /** The `{name}`s of a path template, in order. */
-export function templateNames(path: string): string[] {
+function templateNames(path: string): string[] {
   return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
 }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ApiError, NotFoundError, UsageError } from '../errors.js';
-import { isHtmlType, isJsonType, mediaType } from '../http/errors.js';
+import { isHtmlType, isJsonType, mediaType } from '../http/media-type.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
 import { isFresh, readKept, writeKept, type KeptReference } from './store.js';
 import { baseUrlKey } from '../config/url.js';
@@ -19,7 +19,7 @@ function docsPath(base: URL): string {
 }
 
 /** Fetches /docs (one request) and reads it as OpenAPI; anything else is one ApiError sentence. */
-export async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
+async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
   const http = await ctx.http();
   const base = ctx.baseUrl();
   const spinner = await ctx.io.spinner('Fetching the API reference…');

@@ -20,7 +20,7 @@ export interface SandboxSettings {
   stateFile?: string;
 }
 
-export const START_TOKEN_NAME = 'sandbox';
+const START_TOKEN_NAME = 'sandbox';
 
 export class SandboxCore {
   readonly store: Store;

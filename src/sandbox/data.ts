@@ -18,7 +18,7 @@ export const PREFIXES: Readonly<Record<string, string>> = {
 };
 
 /** Every seeded time lies before this instant, so the data does not depend on the day. */
-export const EPOCH = Date.parse('2026-03-01T12:00:00Z');
+const EPOCH = Date.parse('2026-03-01T12:00:00Z');
 const DAY = 86_400_000;
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 

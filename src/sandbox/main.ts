@@ -122,7 +122,7 @@ function usageMessage(err: CommanderError): string {
 }
 
 /** The shell line that points hostctl at this sandbox; quoted, so any shell takes it as is. */
-export function exportLine(url: string, token: string): string {
+function exportLine(url: string, token: string): string {
   return `export HOSTCTL_BASE_URL='${url}' HOSTCTL_TOKEN='${token}'`;
 }
 

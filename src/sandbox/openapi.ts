@@ -17,7 +17,7 @@ export interface Operation {
 }
 
 /** Errors the sandbox answers with; their `type` points at the anchor of the same name. */
-export const ERRORS: readonly (readonly [type: string, status: number, explanation: string])[] = [
+const ERRORS: readonly (readonly [type: string, status: number, explanation: string])[] = [
   ['bad-request', 400, 'A query parameter or the request body is malformed.'],
   ['unauthorized', 401, 'The Authorization header is missing, or its token is unknown or revoked. Counts as a failed authentication of the client IP address.'],
   ['not-found', 404, 'No such path, or no object with this public ID that the token may see.'],
@@ -31,7 +31,7 @@ export const ERRORS: readonly (readonly [type: string, status: number, explanati
   ['server-error', 500, 'An unexpected error in the sandbox.'],
 ];
 
-export function operations(): Operation[] {
+function operations(): Operation[] {
   const ops: Operation[] = [];
   for (const r of RESOURCES) {
     const type = typeName(r);

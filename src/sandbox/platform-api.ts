@@ -14,7 +14,7 @@ import { problem, renderCollection, renderObject, renderProblem, type PageView, 
 import type { Item, Viewer } from './collections.js';
 import type { TokenRecord } from './token-store.js';
 
-export const MAX_ITEMS_PER_PAGE = 100;
+const MAX_ITEMS_PER_PAGE = 100;
 const REALM = 'Bearer realm="platform"';
 
 export interface ApiResult {

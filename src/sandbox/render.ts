@@ -6,7 +6,7 @@ import type { Resource } from '../resources.js';
 import type { ApiFormat } from './negotiate.js';
 import type { Item } from './collections.js';
 
-export const CONTEXT = JSON.stringify({ '@vocab': '/v1/docs#', hydra: 'http://www.w3.org/ns/hydra/core#' });
+const CONTEXT = JSON.stringify({ '@vocab': '/v1/docs#', hydra: 'http://www.w3.org/ns/hydra/core#' });
 
 export function typeName(resource: Resource): string {
   return resource.singular.replace(/(^|\s)(\w)/g, (_m, _s: string, c: string) => c.toUpperCase());

@@ -18,7 +18,7 @@ export interface LoggedRequest {
   body: JsonValue;
 }
 
-export const MAX_LOGGED = 10_000;
+const MAX_LOGGED = 10_000;
 /** The most the log holds, as JSON text: the oldest entries go first past it. */
 export const MAX_LOG_BYTES = 16 * 1024 * 1024;
 /** A body larger than this (as JSON) is not kept, only its size. */

@@ -19,7 +19,7 @@ import { isRecord } from '../../src/json/narrow.js';
 import { BIN, baseEnv, isolated } from './cli.js';
 
 /** How far ahead the hold reaches at first; it lapses early only if this process stalls that long. */
-export const HOLD_MS = 500;
+const HOLD_MS = 500;
 const RENEW_MS = 50;
 const ATTEMPTS = 4;
 
@@ -38,7 +38,7 @@ export interface BudgetHold {
 }
 
 /** Holds every hostctl process using `token` with the config dir `configDir`, `holdMs` ahead. */
-export function holdBudget(configDir: string, token: string, holdMs = HOLD_MS): BudgetHold {
+function holdBudget(configDir: string, token: string, holdMs = HOLD_MS): BudgetHold {
   const path = new BudgetFile(join(configDir, 'state.json'), fingerprint(token)).path;
   const policy = { staleMs: 5_000, waitMs: 5_000, unavailable: () => new Error(`the budget file's lock ${path}.lock stayed taken`) };
   let last = Date.now();

@@ -9,9 +9,9 @@ import { StateStore } from '../../src/config/state.js';
 import { BIN, ROOT, tmpDir, type RunResult } from './cli.js';
 
 export const SCRIPTS = join(ROOT, 'completions');
-export const UNREACHABLE = 'https://api.hostctl-completion.invalid/v1';
+const UNREACHABLE = 'https://api.hostctl-completion.invalid/v1';
 export const PROD_APPS = ['ap-7f3k-x2q9', 'ap-7f3k-b001', 'ap-zz-9'];
-export const STAGING = 'https://staging.hostctl-completion.invalid/v1';
+const STAGING = 'https://staging.hostctl-completion.invalid/v1';
 export const OTHER = 'https://other.hostctl-completion.invalid/v1';
 
 export interface CompletionHome {

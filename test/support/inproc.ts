@@ -13,7 +13,7 @@ import { baseEnv, isolated, type RunOptions, type RunResult, type Sandbox as Pro
 import { MemoryStream } from './memory-stream.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
-export { baseEnv, BIN, filesContaining, ROOT, runInPtyInteractive, runProcess, sandboxAdmin, tmpDir } from './cli.js';
+export { BIN, filesContaining, ROOT, runProcess, sandboxAdmin, tmpDir } from './cli.js';
 export type { RunOptions, RunResult, SandboxRequest } from './cli.js';
 export { startAlt, type PlatformServer };
 

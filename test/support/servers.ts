@@ -4,7 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { startSandbox, type Sandbox } from './cli.js';
+import type { Sandbox } from './cli.js';
 import { startAltServer, toJsonText } from './alt-server.js';
 
 export interface LoggedRequest {
@@ -35,10 +35,6 @@ function splitPathQuery(pathAndQuery: string): { path: string; query: string } {
 function asRecords(v: unknown): Record<string, unknown>[] {
   if (!Array.isArray(v)) throw new Error(`expected an array, got ${JSON.stringify(v).slice(0, 200)}`);
   return v as Record<string, unknown>[];
-}
-
-export async function startSandboxServer(args: string[] = []): Promise<PlatformServer> {
-  return platformOf(await startSandbox(args));
 }
 
 /** A started sandbox (a child process, or in-process: see inproc.ts) as a PlatformServer. */

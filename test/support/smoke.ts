@@ -23,7 +23,7 @@ export interface SmokeContext {
   run(args: string[], opts?: { env?: Record<string, string | undefined>; input?: string }): Promise<RunResult>;
 }
 
-export const packageVersion = (): string => (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const packageVersion = (): string => (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** No stack trace: one `hostctl:` sentence and the next step. */
 function expectCleanError(r: RunResult, code: number): void {

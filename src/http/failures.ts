@@ -1,36 +1,17 @@
-// From what went wrong on the wire to the typed errors of src/errors.ts: an HTTP status
-// with its body, or a network failure from undici. Every message is one or two plain
-// sentences with the next step. The token is replaced where every message is written (the
-// sink in io.ts), and before any cut (oneLine), so it never shows.
+// From what went wrong on the wire to the typed errors of src/errors.ts, with their
+// messages: an HTTP status with its body, or a network failure from undici. Every message
+// is one or two plain sentences with the next step. The token is replaced where every
+// message is written (the sink in io.ts), and before any cut (oneLine), so it never shows.
 
 import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError } from '../errors.js';
-
-export { oneLine } from '../output/sanitize.js';
 import { oneLine } from '../output/sanitize.js';
 import { MAX_JSON_DEPTH } from '../output/json.js';
+import { formatSeconds } from '../output/time.js';
 import { isRecord } from '../json/narrow.js';
+import { isHtmlType, looksLikeHtml } from './media-type.js';
 import { PROXY_RETRY_CODE } from './proxy.js';
 import { newTokenAdvice } from '../auth/advice.js';
 import { RESOURCES } from '../resources.js';
-
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-export function isJsonType(contentType: string | undefined): boolean {
-  const t = mediaType(contentType);
-  return t === 'application/json' || t === 'text/json' || t.endsWith('+json');
-}
-
-export function isHtmlType(contentType: string | undefined): boolean {
-  const t = mediaType(contentType);
-  return t === 'text/html' || t === 'application/xhtml+xml';
-}
-
-/** Looks like HTML whatever the content type says (proxies and load balancers lie). */
-function looksLikeHtml(text: string): boolean {
-  return /^\s*(<!doctype html|<html|<head|<body)/i.test(text);
-}
 
 /**
  * What the server said about the error, as one short line: the detail, title, message
@@ -155,7 +136,7 @@ export function statusError(c: StatusContext): HostctlError {
 }
 
 /** Error codes anywhere in an error's cause chain (undici wraps system errors). */
-export function errorCodes(err: unknown, depth = 0): string[] {
+function errorCodes(err: unknown, depth = 0): string[] {
   if (depth > 5 || !(err instanceof Error || isRecord(err))) return [];
   const rec = err as unknown as Record<string, unknown>;
   const out: string[] = [];
@@ -173,7 +154,7 @@ function firstMessage(err: unknown): string {
 
 const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
-export function hostPort(url: URL): string {
+function hostPort(url: URL): string {
   if (url.port) return url.host;
   return `${url.hostname}:${url.protocol === 'https:' ? 443 : 80}`;
 }
@@ -249,11 +230,6 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
 
 function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-export function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return Number.isInteger(s) ? `${s}s` : `${s.toFixed(1)}s`;
 }
 
 /** A JSON answer nested past MAX_JSON_DEPTH (docs/security.md). */

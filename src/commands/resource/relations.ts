@@ -1,0 +1,173 @@
+// The relation filters of `list` (`environments list --app ap-…`): which one was given,
+// and, where the API has no route for it, the walk that finds the objects referencing
+// the ID.
+
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { findResource, type Relation, type Resource } from '../../resources.js';
+import { checkIds } from '../by-id.js';
+import { isRecord, publicIdOf } from '../../json/narrow.js';
+import type { ApiRequest, HttpClient } from '../../http/client.js';
+import type { PageRest } from '../../http/paging.js';
+import type { FilterCost } from './filter-cost.js';
+import type { Seen } from './seen.js';
+
+/**
+ * `--app` through environments: at most this many environments are asked one by one by
+ * the API's own route (one request each); more, and one walk of the whole collection is
+ * likely cheaper.
+ */
+const MAX_ROUTE_CALLS = 3;
+
+/**
+ * Whether `item` references one of `ids` by value: a field equal to it, or a nested object
+ * whose publicId is it (in arrays too), whatever the field is called. Its own publicId
+ * does not count.
+ */
+export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): boolean {
+  if (typeof item === 'string') return depth > 0 && ids.has(item);
+  if (Array.isArray(item)) return depth < 4 && item.some((el: unknown) => references(el, ids, depth + 1));
+  if (!isRecord(item) || depth >= 4) return false;
+  for (const [key, value] of Object.entries(item)) {
+    if (key === 'publicId') {
+      if (depth > 0 && typeof value === 'string' && ids.has(value)) return true;
+      continue;
+    }
+    if (references(value, ids, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * A filter given the name of an object hostctl has seen instead of its ID
+ * (`--team Marketing`): a usage error naming the ID, before any request, for every
+ * relation alike. A value seen as an ID is left alone.
+ */
+function refuseKnownName(ctx: Context, relation: Relation, target: Resource, value: string): void {
+  const base = ctx.baseUrl();
+  const state = ctx.state();
+  const ids = state.knownIds(base, target.name);
+  if (ids.includes(value)) return;
+  const names = state.knownNames(base);
+  const wanted = value.toLowerCase();
+  const meant = ids.filter((id) => Object.hasOwn(names, id) && names[id]?.toLowerCase() === wanted).slice(0, 3);
+  if (meant.length === 0) return;
+  throw new UsageError(
+    `--${relation.flag} takes an ID: did you mean ${meant.map((id) => `${id} ("${names[id] ?? ''}")`).join(' or ')}?`,
+    `Run "hostctl ${target.name} list" to see the IDs.`,
+  );
+}
+
+/** A relation filter as given: `--app ap-1`. */
+export interface RelationFilter {
+  relation: Relation;
+  id: string;
+}
+
+/** The relation filter given, if any, of list's options; two at once is a usage error. */
+export function chosenRelation(ctx: Context, resource: Resource, opts: Readonly<Record<string, string | boolean | undefined>>): RelationFilter | undefined {
+  const given = (resource.relations ?? []).filter((r) => typeof opts[r.flag] === 'string');
+  if (given.length > 1) {
+    throw new UsageError(`Give only one of ${given.map((r) => `--${r.flag}`).join(', ')}.`, `For example: hostctl ${resource.name} list --${given[0]?.flag} …`);
+  }
+  const relation = given[0];
+  if (!relation) return undefined;
+  const id = String(opts[relation.flag]);
+  const target = findResource(relation.target);
+  if (target) {
+    refuseKnownName(ctx, relation, target, id);
+    checkIds(target, [id]);
+  }
+  return { relation, id };
+}
+
+export interface FilterRun {
+  limit?: number;
+  cost: FilterCost;
+  seen: Seen;
+  print: (items: readonly unknown[]) => Promise<void>;
+  spinnerText: (text: string) => void;
+  /** Past the response cache (--watch must see changes). */
+  fresh?: boolean;
+}
+
+/**
+ * A filter the API has no route for: walk the collection and keep the objects that
+ * reference the ID. Through another resource (`deployments list --app`): first the
+ * objects of that resource which reference the ID, then the objects referencing any of
+ * them, by the API's route for that step where it has one and it is cheaper.
+ */
+export async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: RelationFilter, run: FilterRun): Promise<void> {
+  const [{ walkPages }, { waitForSlots }] = await Promise.all([import('../../http/paging.js'), import('../../http/budget.js')]);
+  let ids = new Set([filter.id]);
+  const through = filter.relation.through ? findResource(filter.relation.through) : undefined;
+  const base = ctx.baseUrl();
+  const known = (name: string) => ctx.state().knownIds(base, name).length;
+  let foreseen = false;
+  /**
+   * After a walk's first page, once: when the rest of the walk (its size from the server's
+   * total, or from the IDs seen before) needs more requests than the budget has left, one
+   * line says how many and about how long the wait is.
+   */
+  const foresee = (what: string, items: number, rest: PageRest, later: readonly string[]) => {
+    if (foreseen || run.fresh || items <= 0) return;
+    foreseen = true;
+    const size = rest.total ?? (rest.next || rest.full ? known(what) : items);
+    let more = Math.max(0, Math.ceil(size / items) - 1);
+    for (const name of later) more += Math.max(1, Math.ceil(known(name) / items));
+    const left = http.budgetLeft();
+    if (more === 0 || left === undefined || left >= more) return;
+    const ms = waitForSlots(http.budgetSnapshot(), more, ctx.clock.now());
+    if (ms === undefined || ms <= 0) return;
+    ctx.io.note(
+      `Filter --${filter.relation.flag} ${filter.id}: about ${more} more ${more === 1 ? 'request' : 'requests'} to walk ${[what, ...later].join(' and ')}; the budget has ${left} left, so this will wait about ${Math.ceil(ms / 1000)}s.`,
+    );
+  };
+  const walk = async function* (what: string, req: ApiRequest, later: readonly string[] = []): AsyncGenerator<unknown[]> {
+    const pages = run.cost.count(what);
+    yield* walkPages(http, { ...req, fresh: run.fresh }, {
+      all: true,
+      onResponse: pages,
+      onPage: (n, total, rest) => {
+        if (n === 1) foresee(what, total, rest, later);
+        run.spinnerText(`Looking through ${what}… page ${n}, ${total} so far`);
+      },
+    });
+  };
+
+  if (through) {
+    const found = new Set<string>();
+    for await (const items of walk(through.name, { path: through.path }, [resource.name])) {
+      run.seen.add(through.name, items);
+      for (const item of items) {
+        const id = publicIdOf(item);
+        if (id !== undefined && references(item, ids)) found.add(id);
+      }
+    }
+    ids = found;
+    if (ids.size === 0) return;
+    const route = resource.relations?.find((r) => r.target === through.name && r.route)?.route;
+    if (route && ids.size <= MAX_ROUTE_CALLS) {
+      let count = 0;
+      for (const id of ids) {
+        for await (const items of walk(`${through.name}/${id}/${resource.name}`, { path: route.replace('{id}', encodeURIComponent(id)) })) {
+          const kept = run.limit === undefined ? items : items.slice(0, run.limit - count);
+          count += kept.length;
+          await run.print(kept);
+          if (run.limit !== undefined && count >= run.limit) return;
+        }
+      }
+      return;
+    }
+  }
+
+  let count = 0;
+  for await (const items of walk(resource.name, { path: resource.path })) {
+    let kept = items.filter((item) => references(item, ids));
+    if (run.limit !== undefined) kept = kept.slice(0, run.limit - count);
+    count += kept.length;
+    if (kept.length > 0) await run.print(kept);
+    // Leaving the loop ends the walk: no further page is fetched.
+    if (run.limit !== undefined && count >= run.limit) return;
+  }
+}
