@@ -100,8 +100,10 @@ export function statusError(c: StatusContext): HostctlError {
     );
   } else if (c.status === 403) {
     err = new AuthError(
-      `The token is not allowed to do this (${statusLine} for ${what}).${said}`,
-      'The token acts as the person who created it; check that this person can see the object in the dashboard.',
+      // The API document does not say what a locked-out address is answered (section 8), and
+      // a server may answer it with 403: so the sentence blames neither the token nor the person.
+      `The API refused this request (${statusLine} for ${what}).${said}`,
+      'A token acts as the person who created it: check that this person may see the object in the dashboard. If the server speaks of failed authentications, this address is locked out for a while: wait before any further request.',
     );
   } else if (c.status === 404) {
     err = new NotFoundError(

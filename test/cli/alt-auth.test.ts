@@ -46,7 +46,8 @@ describe('the alt server and a bad token', () => {
     expect(locked.code).toBe(4);
     expect(locked.stdout).toBe('');
     const error = (JSON.parse(locked.stderr) as { error: { message: string } }).error;
-    expect(error.message).toMatch(/^The token is not allowed to do this \(403 Forbidden for GET \/v1\/apps\)\. The server said: "Too many failed authentications from this address\."$/);
+    expect(error.message).toMatch(/^The API refused this request \(403 Forbidden for GET \/v1\/apps\)\. The server said: "Too many failed authentications from this address\."$/);
+    expect((JSON.parse(locked.stderr) as { error: { hint: string } }).error.hint).toMatch(/locked out for a while: wait before any further request\.$/);
     expect(statuses()).toEqual([401, 401, 401, 401, 401, 403]);
 
     // 300 s later the address is let in again, and the same token goes.

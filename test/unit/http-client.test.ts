@@ -121,7 +121,7 @@ describe('status mapping', () => {
     const h = track(harness(s.baseUrl));
     const err = await rejection(h.client.request({ path: '/payment-methods' }));
     expect(err).toBeInstanceOf(AuthError);
-    expect(err.message).toContain('not allowed');
+    expect(err.message).toContain('The API refused this request (403');
     expect(err.message).toContain('You may not see billing.');
     expect(h.state.rejected(h.fingerprint)).toBeUndefined();
   });
