@@ -2,12 +2,13 @@
 // the undici that scripts/trim.mjs rewrote) in a process of its own, against loopback
 // servers. Redirects (docs/requests.md "Redirects", docs/security.md), TLS (a certificate
 // the run trusts through NODE_EXTRA_CA_CERTS, as the TLS error's hint says, and one it does
-// not) and --timeout (a server that never answers, one that stalls part-way, one that
-// trickles its body): each ends as the contract says, in one sentence and its exit code,
-// never a hang, never the token. The proxies are test/e2e/proxy.test.ts's; a server that
-// echoes the token everywhere is test/e2e/token-echo.test.ts's.
+// not), a proxy that opens its tunnel, and --timeout (a server that never answers, one
+// that stalls part-way, one that trickles its body): each ends as the contract says, in
+// one sentence and its exit code, never a hang, never the token. Proxies that misbehave
+// are test/e2e/proxy.test.ts's; a server that echoes the token everywhere is
+// test/e2e/token-echo.test.ts's.
 
-import { createServer as createNetServer, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tmpDir, type RunResult } from '../support/cli.js';
@@ -195,6 +196,32 @@ describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never th
     expectNoToken(r);
   });
 
+  it('through a proxy that opens the tunnel: CONNECT with its credentials, TLS inside, the token never in clear on the proxy', async () => {
+    // The API host is a name under .invalid that only the proxy resolves: to the test's server.
+    const api = await server(behaviours.ok, stranger);
+    const tunnel = await tunnelProxy(api.port);
+    try {
+      const r = await hostctl(['apps', 'list', '--json', '--base-url', 'https://api.example.invalid/v1', '-v'], {
+        NODE_EXTRA_CA_CERTS: stranger.certFile,
+        HTTPS_PROXY: `http://corp-user:pr0xy-pw@127.0.0.1:${tunnel.port}`,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([{ publicId: 'ap-hostile001', name: 'fine' }]);
+      expect(tunnel.heads).toHaveLength(1);
+      expect(tunnel.heads[0]).toMatch(/^CONNECT api\.example\.invalid:443 HTTP\/1\.1\r\n/);
+      expect(tunnel.heads[0]).toMatch(/^proxy-authorization: Basic Y29ycC11c2VyOnByMHh5LXB3\r?$/im);
+      expect(authOf(api)).toEqual([`Bearer ${TOKEN}`]);
+      // What the proxy carried was TLS: neither the token nor the request line in clear.
+      expect(tunnel.relayed().length).toBeGreaterThan(0);
+      expect(tunnel.relayed().includes(TOKEN)).toBe(false);
+      expect(tunnel.relayed().includes('GET /v1/apps')).toBe(false);
+      expect(r.stderr).not.toContain('pr0xy-pw');
+      expectNoToken(r);
+    } finally {
+      await tunnel.close();
+    }
+  });
+
   it('a trusted certificate made for another name: exit 6, no request sent', async () => {
     const s = await server(behaviours.ok, stranger);
     const r = await hostctl(['apps', 'list', '--base-url', `https://localhost:${s.port}/v1`], { NODE_EXTRA_CA_CERTS: stranger.certFile });
@@ -203,6 +230,55 @@ describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never th
     expect(s.seen).toEqual([]);
   });
 });
+
+/**
+ * An HTTP proxy that opens every CONNECT tunnel, to 127.0.0.1:`target` whatever host was
+ * asked for, and keeps the request heads and the bytes it relayed from the client.
+ */
+async function tunnelProxy(target: number): Promise<{ port: number; heads: string[]; relayed(): string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const heads: string[] = [];
+  const relayed: Buffer[] = [];
+  const s = createNetServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      client.off('data', onData);
+      heads.push(head.subarray(0, end + 2).toString('latin1'));
+      const rest = head.subarray(end + 4);
+      const upstream = connect(target, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (rest.length > 0) {
+          relayed.push(rest);
+          upstream.write(rest);
+        }
+        client.on('data', (d: Buffer) => {
+          relayed.push(d);
+          upstream.write(d);
+        });
+        upstream.pipe(client);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    };
+    client.on('data', onData);
+  });
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (s.address() as AddressInfo).port,
+    heads,
+    relayed: () => Buffer.concat(relayed).toString('latin1'),
+    close: async () => {
+      for (const x of sockets) x.destroy();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+}
 
 /** A TCP server that accepts every connection and never says a word (no TLS handshake, no HTTP). */
 async function silentServer(): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
