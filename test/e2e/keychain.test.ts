@@ -1,39 +1,38 @@
-// The token in the real OS keychain: a Secret Service (gnome-keyring in a D-Bus session,
-// as .ci/run sets up), read back with libsecret's `secret-tool`, never through our code.
-// Locally: dbus-run-session -- bash -c 'printf pw | gnome-keyring-daemon --unlock
-//   --components=secrets >/dev/null; npx vitest run test/e2e/keychain.test.ts'
-// Without a Secret Service these tests skip with the reason, except in CI, where they fail.
+// The token in the real OS keychain: a Secret Service (gnome-keyring) in a D-Bus session
+// this file starts for itself, with a throwaway keyring (test/support/secret-service.ts),
+// read back with libsecret's `secret-tool` on that bus, never through our code. The
+// hostctl runs get that bus and no other: the developer's own keychain is never touched.
+// Where dbus-run-session, gnome-keyring or secret-tool is missing these tests skip with
+// the reason, except in CI, where they fail.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { filesContaining, runCli, runInPtyInteractive, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
-import { keychainClear, keychainLookup, probeSecretService } from '../support/keychain.js';
-import { underCI } from '../support/ci.js';
+import { keychainLookup } from '../support/keychain.js';
+import { secretServiceMissing, startSecretService, type SecretService } from '../support/secret-service.js';
 
-const unavailable = probeSecretService();
-const mustRun = underCI();
-if (unavailable && !mustRun) {
-  console.warn(`keychain tests skipped: no Secret Service (${unavailable}). Run them inside dbus-run-session with an unlocked gnome-keyring; see .ci/run.`);
-}
+const missing = secretServiceMissing();
+if (missing) console.warn(`keychain tests skipped: ${missing}.`);
 
 let sandbox: Sandbox;
 let home: { path: string; cleanup(): void };
 let config: { path: string; cleanup(): void };
-const accounts: string[] = [];
+/** The Secret Service of this file's own, while the tests that need one run. */
+let keyring: SecretService | undefined;
 let counter = 0;
 
-/** A profile name of its own per test: the Secret Service is shared by every test file. */
+/** A profile name of its own per test. */
 function profileName(): string {
-  const name = `kt-${process.pid}-${++counter}`;
-  accounts.push(name);
-  return name;
+  return `kt-${process.pid}-${++counter}`;
 }
 
+/** hostctl with this file's Secret Service, if one is running, and never another. */
 function hostctl(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<RunResult> {
-  return runCli(args, { input: opts.input, env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, ...opts.env } });
+  return runCli(args, { input: opts.input, env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, DBUS_SESSION_BUS_ADDRESS: keyring?.bus, ...opts.env } });
 }
 
+const stored = (profile: string) => keychainLookup(keyring?.bus ?? '', profile);
 const admin = () => sandboxAdmin(sandbox);
 const requests = () => admin().requests();
 const clearRequests = () => admin().clearRequests();
@@ -44,7 +43,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox?.stop();
-  if (!unavailable) for (const a of accounts) keychainClear(a);
 });
 beforeEach(async () => {
   home = tmpDir('hostctl-home-');
@@ -89,9 +87,13 @@ describe('with no Secret Service', () => {
   });
 });
 
-describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', () => {
-  beforeAll(() => {
-    if (unavailable) throw new Error(`under CI (CI=${process.env.CI}) but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
+describe.skipIf(missing !== undefined)('with a Secret Service', () => {
+  beforeAll(async () => {
+    keyring = await startSecretService();
+  }, 30_000);
+  afterAll(async () => {
+    await keyring?.stop();
+    keyring = undefined;
   });
 
   it('login stores the exact token under service "hostctl", account = profile; nothing else holds it', async () => {
@@ -104,7 +106,7 @@ describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', 
     expect(r.stderr).not.toContain(token);
     expect(await requests()).toHaveLength(1);
 
-    expect(keychainLookup(profile)).toBe(token);
+    expect(stored(profile)).toBe(token);
     const cfg = JSON.parse(readFileSync(join(config.path, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
     expect(cfg.profiles[profile]).toMatchObject({ baseUrl: sandbox.baseUrl, storage: 'keychain' });
     expect(filesContaining(config.path, token)).toEqual([]);
@@ -141,7 +143,7 @@ describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', 
     const out = await hostctl(['--profile', profile, 'auth', 'logout']);
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/removed the token from the OS keychain/);
-    expect(keychainLookup(profile)).toBeUndefined();
+    expect(stored(profile)).toBeUndefined();
 
     const after = await hostctl(['--profile', profile, 'auth', 'token']);
     expect(after.code).toBe(4);
@@ -154,12 +156,12 @@ describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', 
     const r = await hostctl(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: bogus });
     expect(r.code).toBe(4);
     expect(r.stderr).not.toContain(bogus);
-    expect(keychainLookup(profile)).toBeUndefined();
+    expect(stored(profile)).toBeUndefined();
     expect(filesContaining(config.path, bogus)).toEqual([]);
 
     const good = await newToken(`kc-${profile}`);
     expect((await hostctl(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: good })).code).toBe(0);
-    expect(keychainLookup(profile)).toBe(good);
+    expect(stored(profile)).toBe(good);
   });
 
   it('a second login replaces the entry; a revoked one is refused once, then not sent again', async () => {
@@ -169,7 +171,7 @@ describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', 
     for (const t of [first, second]) {
       expect((await hostctl(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: t })).code).toBe(0);
     }
-    expect(keychainLookup(profile)).toBe(second);
+    expect(stored(profile)).toBe(second);
 
     await fetch(`${sandbox.origin}/_sandbox/tokens/${encodeURIComponent(`kc2-${profile}`)}`, { method: 'DELETE' });
     await clearRequests();
@@ -186,10 +188,32 @@ describe.skipIf(unavailable !== undefined && !mustRun)('with a Secret Service', 
     const r = await runInPtyInteractive(
       ['--profile', profile, 'auth', 'login', '--base-url', sandbox.baseUrl],
       [{ waitFor: /input is hidden/, send: `${token}\r` }],
-      { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path } },
+      { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, DBUS_SESSION_BUS_ADDRESS: keyring?.bus } },
     );
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(token);
-    expect(keychainLookup(profile)).toBe(token);
+    expect(stored(profile)).toBe(token);
+  });
+});
+
+describe.skipIf(missing !== undefined)("the developer's own keychain", () => {
+  it('a run whose test names no D-Bus session never reaches the session of the process that runs the tests', { timeout: 60_000 }, async () => {
+    // A stand-in for the developer's keychain, in this test process's environment, as a
+    // desktop session's would be.
+    const developers = await startSecretService();
+    const saved = process.env.DBUS_SESSION_BUS_ADDRESS;
+    process.env.DBUS_SESSION_BUS_ADDRESS = developers.bus;
+    try {
+      const profile = profileName();
+      const token = await newToken(`dev-${profile}`);
+      const r = await runCli(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: token, env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path } });
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(/Secret Service/);
+      expect(keychainLookup(developers.bus, profile)).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.DBUS_SESSION_BUS_ADDRESS;
+      else process.env.DBUS_SESSION_BUS_ADDRESS = saved;
+      await developers.stop();
+    }
   });
 });

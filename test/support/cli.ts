@@ -60,14 +60,16 @@ function scratchDir(prefix: string): string {
 
 /**
  * What a hostctl run adds to the environment its test gives it: a HOME of its own (new and
- * empty) unless the test names one, and none of the developer's XDG dirs. So a run that
- * names no HOSTCTL_CONFIG_DIR reads and writes an empty ~/.config/hostctl of its own, never
- * the developer's, and passes or fails the same wherever it runs.
+ * empty) unless the test names one, none of the developer's XDG dirs, and no D-Bus session
+ * unless the test names one (test/support/secret-service.ts starts a private one). So a run
+ * that names no HOSTCTL_CONFIG_DIR reads and writes an empty ~/.config/hostctl of its own,
+ * never the developer's, never reaches the developer's keychain, and passes or fails the
+ * same wherever it runs.
  */
 export function isolated(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env = { ...extra };
   if (!('HOME' in env)) env.HOME = scratchDir('home-');
-  for (const k of XDG_DIRS) if (!(k in env)) env[k] = undefined;
+  for (const k of [...XDG_DIRS, 'DBUS_SESSION_BUS_ADDRESS']) if (!(k in env)) env[k] = undefined;
   return env;
 }
 

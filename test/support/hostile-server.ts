@@ -5,6 +5,7 @@
 // like any other, so a test can prove that nothing was sent.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { RunResult } from './cli.js';
@@ -20,7 +21,7 @@ export interface SeenRequest {
 }
 
 export interface HostileServer {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// when started with a certificate) */
   origin: string;
   /** origin + /v1 */
   baseUrl: string;
@@ -33,16 +34,20 @@ export interface HostileServer {
 
 export type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
 
-export async function startHostile(behaviour: Behaviour): Promise<HostileServer> {
+/** With `tls`, an HTTPS server with that certificate and key (PEM). */
+export async function startHostile(behaviour: Behaviour, tls?: { cert: string; key: string }): Promise<HostileServer> {
   const seen: SeenRequest[] = [];
   let connections = 0;
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
     // The client may hang up first (that is often the point); the server must not crash.
     res.on('error', () => undefined);
     req.resume();
     behaviour(req, res);
-  });
+  };
+  const server = tls ? createTlsServer(tls, handle) : createServer(handle);
+  // A client that refuses the certificate ends the handshake; that is no failure here.
+  server.on('tlsClientError', () => undefined);
   server.on('connection', (s: Socket) => {
     connections++;
     s.on('error', () => undefined);
@@ -52,7 +57,7 @@ export async function startHostile(behaviour: Behaviour): Promise<HostileServer>
     seen.push({ method: req.method ?? 'CONNECT', url: req.url ?? '', headers: req.headers });
     socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
   });
-  return { ...(await listenLoopback(server)), seen, connections: () => connections };
+  return { ...(await listenLoopback(server, tls ? 'https' : 'http')), seen, connections: () => connections };
 }
 
 

@@ -2,8 +2,8 @@
 // `hostctl sandbox`, a child process, or in-process: inproc.ts) and the independent alt server (in-process),
 // which follows the platform document but chooses differently where it is silent.
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:http';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { Sandbox } from './cli.js';
 import { startAltServer, toJsonText } from './alt-server.js';
 
@@ -115,7 +115,7 @@ export async function startAlt(options: Parameters<typeof startAltServer>[0] = {
 }
 
 export interface Listening {
-  /** http://127.0.0.1:PORT */
+  /** http://127.0.0.1:PORT (https:// for a TLS server) */
   origin: string;
   /** origin + /v1 */
   baseUrl: string;
@@ -125,7 +125,7 @@ export interface Listening {
 }
 
 /** Starts `server` on a free loopback port. For the test servers that misbehave on purpose. */
-export async function listenLoopback(server: Server): Promise<Listening> {
+export async function listenLoopback(server: NetServer, scheme: 'http' | 'https' = 'http'): Promise<Listening> {
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -133,7 +133,7 @@ export async function listenLoopback(server: Server): Promise<Listening> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${scheme}://127.0.0.1:${port}`;
   return {
     origin,
     baseUrl: `${origin}/v1`,

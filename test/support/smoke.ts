@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCRIPT_FILES } from '../../src/commands/completion.js';
 import { ROOT, runCli, runProcess, startSandbox, tmpDir, type RunResult, type Sandbox } from './cli.js';
-import { keychainClear, keychainLookup, probeSecretService } from './keychain.js';
-import { underCI } from './ci.js';
+import { keychainLookup } from './keychain.js';
+import { secretServiceMissing, startSecretService } from './secret-service.js';
 
 export interface Installed {
   /** The command that runs it, e.g. ['/tmp/prefix/bin/hostctl']. */
@@ -48,6 +48,8 @@ export function smokeLayer(name: string, installed: () => Installed, extra?: (ct
       HOSTCTL_CONFIG_DIR: join(home.path, 'config'),
       XDG_CACHE_HOME: join(home.path, 'cache'),
       XDG_CONFIG_HOME: join(home.path, 'xdg-config'),
+      // No keychain but the one a test starts for itself.
+      DBUS_SESSION_BUS_ADDRESS: undefined,
       ...more,
     });
     const run: SmokeContext['run'] = (args, opts = {}) => {
@@ -122,25 +124,25 @@ export function smokeLayer(name: string, installed: () => Installed, extra?: (ct
       expect(flag.stderr).not.toMatch(/\n\s+at /);
     });
 
-    const unavailable = probeSecretService();
-    const mustRun = underCI();
-    if (unavailable && !mustRun) console.warn(`${name}: keychain smoke test skipped: no Secret Service (${unavailable}); see .ci/run.`);
-    it.skipIf(unavailable !== undefined && !mustRun)('keeps a token in the real OS keychain: login, use, logout', async () => {
-      if (unavailable) throw new Error(`under CI (CI=${process.env.CI}) but no Secret Service is usable: ${unavailable}. .ci/run must start gnome-keyring in a D-Bus session.`);
+    const missing = secretServiceMissing();
+    if (missing) console.warn(`${name}: keychain smoke test skipped: ${missing}.`);
+    it.skipIf(missing !== undefined)('keeps a token in the real OS keychain (a Secret Service of its own): login, use, logout', { timeout: 60_000 }, async () => {
+      const keyring = await startSecretService();
       const profile = `smoke-${process.pid}-${name.replace(/\W+/g, '-')}`;
+      const bus = { DBUS_SESSION_BUS_ADDRESS: keyring.bus };
       try {
-        const login = await run(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: `${sandbox.token}\n` });
+        const login = await run(['--profile', profile, 'auth', 'login', '--with-token', '--base-url', sandbox.baseUrl], { input: `${sandbox.token}\n`, env: bus });
         expect(login.stderr).toMatch(/OS keychain/);
         expect(login.code).toBe(0);
-        expect(keychainLookup(profile)).toBe(sandbox.token);
-        const list = await run(['--profile', profile, 'apps', 'list', '--json']);
+        expect(keychainLookup(keyring.bus, profile)).toBe(sandbox.token);
+        const list = await run(['--profile', profile, 'apps', 'list', '--json'], { env: bus });
         expect(list.code).toBe(0);
         expect(JSON.parse(list.stdout)).not.toHaveLength(0);
-        const logout = await run(['--profile', profile, 'auth', 'logout']);
+        const logout = await run(['--profile', profile, 'auth', 'logout'], { env: bus });
         expect(logout.code).toBe(0);
-        expect(keychainLookup(profile)).toBeUndefined();
+        expect(keychainLookup(keyring.bus, profile)).toBeUndefined();
       } finally {
-        if (!unavailable) keychainClear(profile);
+        await keyring.stop();
       }
     });
 
