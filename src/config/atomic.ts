@@ -15,13 +15,18 @@ const FS_REASONS: Record<string, string> = {
   EDQUOT: 'the disk quota is spent',
 };
 
+/** What a file-system error code means to a user, for the codes a wrong config dir gives. */
+export function fsReason(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : FS_REASONS[code];
+}
+
 /**
  * A failure to write under `dir` as one sentence with the next step, instead of the
  * "unexpected error" a bare EACCES or EEXIST would give; anything else is returned as is.
  */
 export function writeError(err: unknown, dir: string, what: string): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const reason = code === undefined ? undefined : FS_REASONS[code];
+  const reason = fsReason(code);
   if (reason === undefined) return err;
   return new HostctlError(
     `Cannot write ${what} in ${dir}: ${reason} (${code}).`,

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import { isRecord } from '../json/narrow.js';
 import { configDir } from './paths.js';
 import { checkConfigDir, checkOpenFile, shellQuote } from './trust.js';
+import { fsReason } from './atomic.js';
 
 /** Dots separate the parts of a key, so a profile name has none (nor a path's / or ..). */
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -54,6 +55,8 @@ function readReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'it is a directory';
+  const reason = fsReason(code);
+  if (reason !== undefined) return `${reason}, ${code}`;
   return code ?? (err instanceof Error ? err.message : String(err));
 }
 

@@ -427,7 +427,7 @@ describe('clear messages instead of "unexpected error"', () => {
     // Refused before the token is sent anywhere: the config dir asked for cannot be read
     // (a usage error: the user points HOSTCTL_CONFIG_DIR elsewhere).
     expectCleanFailure(login, 2, TOKEN);
-    expect(login.stderr).toMatch(/^hostctl: Cannot read the config file .*\/not-a-dir\/sub\/config\.json \(ENOTDIR\)\.\nCheck the file, or point HOSTCTL_CONFIG_DIR at a directory of yours\.\n$/);
+    expect(login.stderr).toMatch(/^hostctl: Cannot read the config file .*\/not-a-dir\/sub\/config\.json \(a file is in the way where a directory should be, ENOTDIR\)\.\nCheck the file, or point HOSTCTL_CONFIG_DIR at a directory of yours\.\n$/);
   });
 
   it('no proxy hint when NO_PROXY sent the request past the proxy', async () => {
