@@ -3,9 +3,11 @@
 // small file per token fingerprint, never the token) under a lock; each response's
 // X-RateLimit-* headers correct it: they teach the window's length and count requests
 // sent from elsewhere with the same token. Parallel commands then wait for a slot instead
-// of collecting 429s. The same file keeps the token's last rate state (what `-R` and
-// `hostctl rate-limit` show), updated in the correction's locked write: the state file is
-// then written only when a run learnt something else.
+// of collecting 429s. A walk takes several slots in one update (a lease, while the window
+// is less than half full), and the file stays small whatever the limit (groups). The same
+// file keeps the token's last rate state (what `-R` and `hostctl rate-limit` show), updated
+// in the correction's locked write: the state file is then written only when a run learnt
+// something else.
 //
 // The decisions are pure functions of the budget's content and a clock (unit-tested on an
 // injected clock); a store keeps the content (FileStore: the file under its lock; a fleet's
