@@ -217,7 +217,7 @@ describe('leases: several slots in one update', () => {
   it('BudgetFile: the first reservation alone, then leases of 4, 8, …, whose slots need no update; the others count a lease whole until it is handed back', () => {
     const file = stateFile();
     const store = counting(new FileStore(file, 'fp', () => now));
-    const a = new Budget(store);
+    const a = new Budget<true>(store);
     const b = new BudgetFile(file, 'fp', () => now);
     const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(b.path, 'utf8')), now);
     let served = 1_000;
@@ -269,7 +269,7 @@ describe('leases: several slots in one update', () => {
   it('an answer saying someone else spends ends the lease at once: the others then count what it sent', () => {
     const file = stateFile();
     const store = counting(new FileStore(file, 'fp', () => now));
-    const a = new Budget(store);
+    const a = new Budget<true>(store);
     a.tryReserve();
     a.observe(headers(1_000, 999, 60), T0);
     now += 5;
@@ -292,7 +292,7 @@ describe('leases: several slots in one update', () => {
   it('with the window unknown (the first answer was not alone in it): leases still, and an answer that shows less left than the lease foresaw is written at once', () => {
     const file = stateFile();
     const store = counting(new FileStore(file, 'fp', () => now));
-    const a = new Budget(store);
+    const a = new Budget<true>(store);
     let remaining = 900; // 99 sent by someone else before
     const send = () => {
       const r = a.tryReserve();
@@ -319,7 +319,7 @@ describe('leases: several slots in one update', () => {
     const store = new MemoryStore(() => now);
     const srv = server(LEASE_MIN_LIMIT * 3, 1_000);
     const rnd = random(7);
-    let clients = [0, 1, 2, 3].map(() => new Budget(store));
+    let clients = [0, 1, 2, 3].map(() => new Budget<true>(store));
     const due = clients.map(() => T0);
     let sent = 0;
     let leased = 0;
@@ -347,7 +347,7 @@ describe('leases: several slots in one update', () => {
       if (!died && now > T0 + 3_000) {
         // One process ends without handing anything back: its lease lapses.
         died = true;
-        clients = clients.map((x, j) => (j === i ? new Budget(store) : x));
+        clients = clients.map((x, j) => (j === i ? new Budget<true>(store) : x));
       }
     }
     expect(srv.refused).toBe(0);
