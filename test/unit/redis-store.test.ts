@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Budget, FileStore, type BudgetData } from '../../src/http/budget.js';
+import { Budget, FileStore, windowUse, type BudgetData } from '../../src/http/budget.js';
 import { redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
 import { connectRedis, RedisStore } from '../../src/http/redis.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
@@ -63,6 +63,31 @@ describe.skipIf(skip !== undefined)('RedisStore', () => {
       await a.observe({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' }, 'sentAt' in first ? first.sentAt : 0, false);
       const second = await b.tryReserve();
       expect('waitMs' in second && second.waitMs).toBeGreaterThan(4_000);
+    } finally {
+      (a.store as RedisStore).close();
+      (b.store as RedisStore).close();
+    }
+  });
+
+  it('a lease is shared like any reservation: the other machine counts it whole until it is handed back, then what was sent', async () => {
+    const [a, b] = [new Budget(await store('lease')), new Budget(await store('lease'))];
+    const rate = (remaining: number) => ({ 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': '60' });
+    try {
+      const first = await a.tryReserve();
+      await a.observe(rate(999), 'sentAt' in first ? first.sentAt : 0, false);
+      // The second reservation brings a lease of four; the next two slots are the lease's.
+      for (let i = 0; i < 3; i++) {
+        const r = await a.tryReserve();
+        await a.observe(rate(998 - i), 'sentAt' in r ? r.sentAt : 0);
+      }
+      const held = await b.read();
+      expect(held.groups).toEqual([expect.objectContaining({ n: 4, owner: a.id })]);
+      expect(windowUse(held, (b.store as RedisStore).now()).spent).toBe(5);
+      await a.flush();
+      const after = await b.read();
+      expect(after.groups).toEqual([expect.objectContaining({ n: 3 })]);
+      expect(windowUse(after, (b.store as RedisStore).now()).spent).toBe(4);
+      expect(after.view?.remaining).toBe(996);
     } finally {
       (a.store as RedisStore).close();
       (b.store as RedisStore).close();

@@ -1,0 +1,359 @@
+// The budget's bounded size (groups) and its leases, on an injected clock: no test here waits.
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  Budget,
+  BudgetFile,
+  FileStore,
+  KEEP_SENDS,
+  LEASE_FIRST,
+  LEASE_MIN_LIMIT,
+  MAX_GROUPS,
+  SLOT_MARGIN_MS,
+  compact,
+  decide,
+  freeSlots,
+  leaseSize,
+  normalizeBudget,
+  observe,
+  on429,
+  register,
+  reserve,
+  windowUse,
+  type BudgetData,
+  type BudgetStore,
+  type Send,
+} from '../../src/http/budget.js';
+
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+const headers = (limit: number, remaining: number, reset: number) => ({
+  'x-ratelimit-limit': String(limit),
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': String(reset),
+});
+
+/** A sliding-window server of `limit` per `windowMs`: what it counted, and 429s past the limit. */
+function server(limit: number, windowMs: number) {
+  const seen: number[] = [];
+  let refused = 0;
+  return {
+    get refused() {
+      return refused;
+    },
+    /** A request from another machine, where there is room: the budget learns of it only from the headers. */
+    other(now: number): void {
+      while (seen.length > 0 && seen[0]! <= now - windowMs) seen.shift();
+      if (seen.length < limit) seen.push(now);
+    },
+    take(now: number): { ok: boolean; headers: Record<string, string> } {
+      while (seen.length > 0 && seen[0]! <= now - windowMs) seen.shift();
+      const reset = (first: number) => Math.ceil((first + windowMs - now) / 1000);
+      if (seen.length >= limit) {
+        refused++;
+        return { ok: false, headers: headers(limit, 0, reset(seen[0]!)) };
+      }
+      seen.push(now);
+      return { ok: true, headers: headers(limit, limit - seen.length, reset(seen[0]!)) };
+    },
+  };
+}
+
+/** A seeded generator, so that a failure can be run again. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function stateFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hostctl-lease-'));
+  dirs.push(dir);
+  return join(dir, 'state.json');
+}
+
+/** The store's contract without the file: its content goes through JSON and normalizeBudget, as the file's does. */
+class MemoryStore implements BudgetStore<true> {
+  private text = '';
+  updates = 0;
+  constructor(readonly now: () => number) {}
+  update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }): T {
+    this.updates++;
+    const now = this.now();
+    const { data, result } = fn(this.read(), now);
+    if (data !== undefined) this.text = JSON.stringify(data);
+    return result;
+  }
+  read(): BudgetData {
+    return normalizeBudget(this.text === '' ? undefined : JSON.parse(this.text), this.now());
+  }
+}
+
+/** A file store that counts its locked updates. */
+function counting(store: FileStore): BudgetStore<true> & { updates: number } {
+  const out = {
+    updates: 0,
+    now: () => store.now(),
+    read: () => store.read(),
+    update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): T {
+      out.updates++;
+      return store.update(fn, fallback);
+    },
+  };
+  return out;
+}
+
+describe('a busy window in a bounded budget: older reservations folded into groups', () => {
+  it(`a window of a million: the file keeps the newest ${KEEP_SENDS} one by one and at most ${MAX_GROUPS} groups, and counts every request`, () => {
+    let d: BudgetData = observe(reserve({ sends: [] }, T0), headers(1_000_000, 999_999, 60), T0, T0 + 1);
+    for (let i = 1; i < 5_000; i++) {
+      const now = T0 + i * 3;
+      d = reserve(d, now);
+      d = observe(d, headers(1_000_000, 999_999 - i, 60), now, now + 1);
+    }
+    expect(d.sends.length).toBe(KEEP_SENDS);
+    expect(d.groups!.length).toBeLessThanOrEqual(MAX_GROUPS);
+    expect(windowUse(d, T0 + 15_000).spent).toBe(5_000);
+    expect(JSON.stringify(d).length).toBeLessThan(20_000);
+    // A window later every request has freed its slot, and the groups are gone.
+    const later = compact(d, T0 + 15_000 + 60_000 + 20);
+    expect(later.groups).toBeUndefined();
+    expect(normalizeBudget(JSON.parse(JSON.stringify(d)), T0 + 15_000)).toEqual(d);
+  });
+
+  it('never frees a slot sooner than every reservation one by one would', () => {
+    // 400 a 2-second window, clients sending in bursts, answers arriving 0–40 ms late: the
+    // bounded budget's verdict is never more generous than the one of every send kept.
+    const srv = server(400, 2_000);
+    const rnd = random(29);
+    let d: BudgetData = { sends: [] };
+    let all: BudgetData = { sends: [] };
+    let now = T0;
+    const inFlight: { sentAt: number; due: number }[] = [];
+    for (let step = 0; step < 3_000; step++) {
+      now += Math.floor(rnd() * 4);
+      while (inFlight.length > 0 && inFlight[0]!.due <= now) {
+        const { sentAt } = inFlight.shift()!;
+        // The server counts it as it arrives, and answers at once.
+        const a = srv.take(now);
+        d = a.ok ? observe(d, a.headers, sentAt, now) : on429(d, sentAt, 1_000, now);
+        all = a.ok ? observe(all, a.headers, sentAt, now) : on429(all, sentAt, 1_000, now);
+      }
+      const verdict = decide(d, now);
+      const exact = decide(all, now);
+      expect(freeSlots(d, now) ?? 0).toBeLessThanOrEqual(freeSlots(all, now) ?? 0);
+      if (verdict.ok) expect(exact.ok).toBe(true);
+      else if (!exact.ok) expect(verdict.waitMs).toBeGreaterThanOrEqual(exact.waitMs);
+      if (!verdict.ok) continue;
+      d = reserve(d, now);
+      // The reference keeps every send of the window: the same rules without the bound.
+      all = { ...all, sends: [...all.sends.filter(([, c]) => c > now - 3_000), [now, now] as Send] };
+      inFlight.push({ sentAt: now, due: now + Math.floor(rnd() * 40) });
+      inFlight.sort((x, y) => x.due - y.due);
+    }
+    expect(d.groups?.length ?? 0).toBeGreaterThan(0);
+    expect(srv.refused).toBe(0);
+  });
+
+  it('a group frees its slots a window after its latest count, as its latest member would', () => {
+    const group = { n: 10, from: T0, to: T0 + 10, last: T0 + 500 };
+    const d: BudgetData = { sends: [], groups: [group], limit: 10, windowMs: 1_000, answeredAt: T0 + 500 };
+    const exact: BudgetData = { ...d, groups: undefined, sends: Array.from({ length: 10 }, (_, i): Send => [T0 + i, i === 9 ? T0 + 500 : T0 + 20]) };
+    expect(decide(d, T0 + 600)).toEqual({ ok: false, waitMs: 500 + 1_000 + SLOT_MARGIN_MS - 600 });
+    // One by one, nine would free sooner: the group never does.
+    const one = decide(exact, T0 + 600);
+    expect(one.ok).toBe(false);
+    if (!one.ok) expect(one.waitMs).toBeLessThan(500 + 1_000 + SLOT_MARGIN_MS - 600);
+  });
+
+  it('a group that may have left the server\'s window is not counted as ours: other machines are never taken for less than they may be', () => {
+    // At T0 the server counts 10 in its window (the last 1,000 ms); five of ours were
+    // reserved from T0 - 1,100 to T0 - 900, some of which it may no longer count.
+    const d: BudgetData = { sends: [], groups: [{ n: 5, from: T0 - 1_100, to: T0 - 900, last: T0 - 900 }], limit: 100, windowMs: 1_000 };
+    expect(observe(d, headers(100, 90, 1), T0 - 950, T0).view?.foreign).toBe(10);
+    // Reserved after the window's start, all five are in it.
+    const inside: BudgetData = { ...d, groups: [{ n: 5, from: T0 - 900, to: T0 - 800, last: T0 - 800 }] };
+    expect(observe(inside, headers(100, 90, 1), T0 - 800, T0).view?.foreign).toBe(5);
+  });
+});
+
+describe('leases: several slots in one update', () => {
+  let now = T0;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    now = T0;
+  });
+  afterEach(() => vi.useRealTimers());
+
+  /** A budget whose window (1,000 a minute) the first answer taught. */
+  const taught = (limit = 1_000): BudgetData => observe(reserve({ sends: [] }, T0), headers(limit, limit - 1, 60), T0, T0 + 1);
+
+  it('only where a slot is worth less than a lock: a limit of 100 or more, a fresh view, no waiter, no probe, half the window left after it', () => {
+    expect(leaseSize(taught(), T0 + 10, 8)).toBe(8);
+    expect(leaseSize(taught(), T0 + 10, 1)).toBe(0);
+    // The platform's 20 a minute: never.
+    expect(leaseSize(taught(20), T0 + 10, 8)).toBe(0);
+    expect(leaseSize(taught(LEASE_MIN_LIMIT), T0 + 10, 8)).toBe(Math.floor(LEASE_MIN_LIMIT / 16));
+    // No fresh view: the window may have been spent elsewhere.
+    expect(leaseSize(taught(), T0 + 61_000, 8)).toBe(0);
+    expect(leaseSize(register(taught(), 'w', T0 + 5_000, T0 + 10), T0 + 10, 8, 'me')).toBe(0);
+    // 495 counted: 5 more leave half the window.
+    let d = taught();
+    for (let i = 1; i < 495; i++) d = reserve(d, T0 + i);
+    expect(leaseSize(d, T0 + 600, 8)).toBe(5);
+    expect(leaseSize(reserve(d, T0 + 600), T0 + 601, 8)).toBe(4);
+    // A 429 seen by anyone: none until its block ends.
+    expect(leaseSize(on429(d, T0 + 494, 5_000, T0 + 600), T0 + 601, 8)).toBe(0);
+  });
+
+  it('BudgetFile: the first reservation alone, then leases of 4, 8, …, whose slots need no update; the others count a lease whole until it is handed back', () => {
+    const file = stateFile();
+    const store = counting(new FileStore(file, 'fp', () => now));
+    const a = new Budget<true>(store);
+    const b = new BudgetFile(file, 'fp', () => now);
+    const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(b.path, 'utf8')), now);
+    let served = 1_000;
+    const send = () => {
+      const r = a.tryReserve();
+      if (!('sentAt' in r)) throw new Error('no slot');
+      now += 2;
+      a.observe(headers(1_000, --served, 60), r.sentAt);
+      now += 1;
+    };
+    send();
+    expect(store.updates).toBe(2); // the probe, and its answer, written at once
+    send();
+    expect(store.updates).toBe(3);
+    expect(onDisk().groups).toEqual([{ n: LEASE_FIRST, from: T0 + 3, to: T0 + 3 + 1_000, last: T0 + 3 + 1_000, owner: a.id }]);
+    expect(windowUse(b.read(), now).spent).toBe(1 + LEASE_FIRST);
+    for (let i = 0; i < LEASE_FIRST - 1; i++) send();
+    // Three slots of the lease and their answers: no update.
+    expect(store.updates).toBe(3);
+    send();
+    // The used-up lease handed back (all four sent), the next one twice as large.
+    expect(store.updates).toBe(4);
+    expect(onDisk().groups!.map((g) => g.n)).toEqual([LEASE_FIRST, 2 * LEASE_FIRST]);
+    expect(onDisk().groups![0]!.owner).toBeUndefined();
+    send();
+    send();
+    a.flush();
+    // Three of the eight sent: the others count three, and the last answer.
+    expect(onDisk().groups!.map((g) => g.n)).toEqual([LEASE_FIRST, 3]);
+    expect(windowUse(onDisk(), now).spent).toBe(1 + LEASE_FIRST + 3);
+    expect(onDisk().view?.remaining).toBe(served);
+  });
+
+  it('a lease lapses: its slots are not used after it, and what was not sent is handed back', () => {
+    const file = stateFile();
+    const a = new BudgetFile(file, 'fp', () => now);
+    a.tryReserve();
+    a.observe(headers(1_000, 999, 60), T0);
+    now += 5;
+    a.tryReserve(); // a lease of four, one used
+    a.observe(headers(1_000, 998, 60), T0 + 5);
+    now += 1_000;
+    const late = a.tryReserve();
+    expect(late).toEqual({ sentAt: T0 + 1_005 });
+    const d = a.read();
+    expect(d.groups?.find((g) => g.from === T0 + 5)?.n).toBe(1);
+  });
+
+  it('an answer saying someone else spends ends the lease at once: the others then count what it sent', () => {
+    const file = stateFile();
+    const store = counting(new FileStore(file, 'fp', () => now));
+    const a = new Budget<true>(store);
+    a.tryReserve();
+    a.observe(headers(1_000, 999, 60), T0);
+    now += 5;
+    a.tryReserve();
+    a.observe(headers(1_000, 998, 60), T0 + 5);
+    now += 5;
+    const r = a.tryReserve();
+    expect(store.updates).toBe(3);
+    // Two requests from another machine since: fewer than the lease's unsent slots, which
+    // are not ours in the server's count.
+    a.observe(headers(1_000, 995, 60), 'sentAt' in r ? r.sentAt : 0);
+    expect(store.updates).toBe(4);
+    expect(a.read().groups?.[0]).toMatchObject({ n: 2, to: T0 + 10 });
+    expect(a.read().view?.foreign).toBe(2);
+    now += 5;
+    a.tryReserve();
+    expect(store.updates).toBe(5);
+  });
+
+  it('with the window unknown (the first answer was not alone in it): leases still, and an answer that shows less left than the lease foresaw is written at once', () => {
+    const file = stateFile();
+    const store = counting(new FileStore(file, 'fp', () => now));
+    const a = new Budget<true>(store);
+    let remaining = 900; // 99 sent by someone else before
+    const send = () => {
+      const r = a.tryReserve();
+      if (!('sentAt' in r)) throw new Error('no slot');
+      now += 2;
+      a.observe(headers(1_000, --remaining, 60), r.sentAt);
+      now += 1;
+    };
+    send();
+    expect(a.read().windowMs).toBeUndefined();
+    send();
+    const afterGrant = store.updates;
+    send();
+    send();
+    expect(store.updates).toBe(afterGrant);
+    remaining -= 10; // someone else spent ten
+    send();
+    expect(store.updates).toBe(afterGrant + 1);
+    // The unknown window counts the requests after the last view: none of the lease is left over.
+    expect(freeSlots(a.read(), now)).toBe(remaining);
+  });
+
+  it(`four processes on one file, one dying with its lease, against a sliding window of ${LEASE_MIN_LIMIT * 3} a second: no 429, and the window used`, () => {
+    const store = new MemoryStore(() => now);
+    const srv = server(LEASE_MIN_LIMIT * 3, 1_000);
+    const rnd = random(7);
+    let clients = [0, 1, 2, 3].map(() => new Budget<true>(store));
+    const due = clients.map(() => T0);
+    let sent = 0;
+    let leased = 0;
+    let died = false;
+    while (now < T0 + 6_000) {
+      const i = due.indexOf(Math.min(...due));
+      now = due[i]!;
+      const c = clients[i]!;
+      const updates = store.updates;
+      const r = c.tryReserve();
+      if (!('sentAt' in r)) {
+        due[i] = now + Math.max(1, r.waitMs);
+        continue;
+      }
+      const a = srv.take(now);
+      sent++;
+      if (store.updates === updates) leased++;
+      const at = now + Math.floor(rnd() * 3);
+      now = at;
+      if (a.ok) c.observe(a.headers, r.sentAt, !('probe' in r));
+      else c.on429(r.sentAt, 1_000, a.headers);
+      // For three seconds about 120 a second from the four together, in bursts (leases),
+      // then as fast as they may, with leases still out: the window full.
+      due[i] = at + (now > T0 + 3_000 ? Math.floor(rnd() * 2) : rnd() < 0.1 ? Math.floor(rnd() * 400) : Math.floor(rnd() * 30));
+      if (!died && now > T0 + 3_000) {
+        // One process ends without handing anything back: its lease lapses.
+        died = true;
+        clients = clients.map((x, j) => (j === i ? new Budget<true>(store) : x));
+      }
+    }
+    expect(srv.refused).toBe(0);
+    // Three windows at about 120, three full ones of 300, less what the margins hold back.
+    expect(sent).toBeGreaterThan(800);
+    // While the window was less than half full, many slots came from leases, without an update (about 200 of 360).
+    expect(leased).toBeGreaterThan(100);
+  });
+});
