@@ -131,14 +131,14 @@ export const MAX_GROUPS = 64;
  * platform's 20 a minute never leases: each slot there is worth a lock).
  */
 export const LEASE_FIRST = 4;
-export const LEASE_MAX = 256;
+const LEASE_MAX = 256;
 export const LEASE_MIN_LIMIT = 100;
 /**
  * How long a lease holds its slots for its holder, at most (and at most a sixteenth of the
  * window): the others count them all until it lapses, a window more, so it costs them at
  * most this long per slot; and the holder sends without seeing the others' 429s this long.
  */
-export const LEASE_MS = 1_000;
+const LEASE_MS = 1_000;
 /**
  * How long a probe holds the others back at most. An answer usually comes within a
  * second; should the probing process die (or its answer be slow), one more request goes
@@ -225,7 +225,7 @@ function foreignAt(d: BudgetData, limit: number | undefined, windowMs: number | 
  * window (the platform's minute while the length is unknown). Without one, requests from
  * other clients with the token may have spent it, and only an answer tells.
  */
-export function freshView(d: BudgetData, now: number): boolean {
+function freshView(d: BudgetData, now: number): boolean {
   return d.answeredAt !== undefined && now < d.answeredAt + (d.windowMs ?? FRESH_DEFAULT_MS);
 }
 
@@ -387,12 +387,12 @@ export function freeSlots(d: BudgetData, now: number): number | undefined {
 }
 
 /** When a lease granted at `now` lapses. */
-export function leaseLapse(d: BudgetData, now: number): number {
+function leaseLapse(d: BudgetData, now: number): number {
   return now + (d.windowMs === undefined ? LEASE_MS : Math.max(1, Math.min(LEASE_MS, Math.floor(d.windowMs / 16))));
 }
 
 /** Records a lease of `n` slots (leaseSize()'s) for `owner`, counted until it lapses. */
-export function lease(d: BudgetData, now: number, n: number, owner: string): BudgetData {
+function lease(d: BudgetData, now: number, n: number, owner: string): BudgetData {
   const until = leaseLapse(d, now);
   return compact({ ...d, groups: [...(d.groups ?? []), { n, from: now, to: until, last: until, owner }] }, now);
 }
@@ -402,7 +402,7 @@ export function lease(d: BudgetData, now: number, n: number, owner: string): Bud
  * reserved by `lastUse` at the latest. A lease merged away (MAX_GROUPS) keeps them all
  * until it lapses.
  */
-export function giveBack(d: BudgetData, owner: string, from: number, used: number, lastUse: number): BudgetData {
+function giveBack(d: BudgetData, owner: string, from: number, used: number, lastUse: number): BudgetData {
   const i = (d.groups ?? []).findIndex((g) => g.owner === owner && g.from === from);
   if (i === -1) return d;
   const groups = [...d.groups!];
@@ -508,7 +508,7 @@ export function quietAnswer(d: BudgetData, headers: Record<string, string>, sent
  * with the window unknown, within half the platform's minute and before the Reset of the
  * view the file holds meanwhile (after it the others take one slot as free).
  */
-export function foldBy(d: BudgetData, sentAt: number, own?: OwnLease): number {
+function foldBy(d: BudgetData, sentAt: number, own?: OwnLease): number {
   if (d.windowMs !== undefined) return sentAt + d.windowMs / 2;
   return Math.min(sentAt + FRESH_DEFAULT_MS / 2, own?.resetAt ?? sentAt);
 }

@@ -16,11 +16,11 @@ import type { CacheStorage } from './cache.js';
 import { MAX_HORIZON_MS } from './ratelimit.js';
 
 /** Each of connect (TCP and TLS) and every command: well under a second, so that a dead store costs little. */
-export const REDIS_TIMEOUT_MS = 500;
+const REDIS_TIMEOUT_MS = 500;
 /** Attempts of one update while other machines keep writing the key between its read and its write. */
 const MAX_ATTEMPTS = 50;
 /** A cache entry larger than this is not shared (lists of a few thousand objects fit). */
-export const MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
+const MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 /** How long a process's claim to fill a cache entry holds the others back at most (a fetch that died). */
 const FILL_CLAIM_MS = 5_000;
 const FILL_POLL_MS = 50;
