@@ -1,0 +1,125 @@
+// The world a test builds, written once as vitest fixtures (test.extend): a test names what
+// it needs in its arguments and gets it new, and each fixture takes down what it made when
+// the test (or, for the sandbox, the file) ends, whether the test passed or not.
+//
+//   home, config  a new empty HOME and HOSTCTL_CONFIG_DIR of the test's own (state.json and
+//                 the cache live in the config dir); homeEnv names both. The XDG dirs are
+//                 never inherited: runCli (cli.ts isolated()) drops the developer's.
+//   hostile(b)    starts a loopback server that behaves as `b` (hostile-server.ts)
+//   alt(opts)     starts the independent alt server (servers.ts startAlt)
+//   sandbox       the file's sandbox, started by the first test that names it; its flags
+//                 are the file's `sandboxArgs` (see withSandbox)
+//   sandboxEnv    HOSTCTL_BASE_URL and HOSTCTL_TOKEN of that sandbox, and the test's config dir
+//   sandboxes(a)  another sandbox of the test's own (a low rate limit, say)
+//
+// Two layers, one set of names: `cliTest` (test/cli/, in-process: inproc.ts, the sandbox
+// on a VirtualClock) and `e2eTest` (test/e2e/, the real process: cli.ts, the sandbox a
+// `hostctl sandbox` process). Each layer's module is imported by the fixture that needs it,
+// so an e2e file never loads the CLI into its worker.
+
+/* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
+
+import { test as base } from 'vitest';
+import { tmpDir, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
+import { NO_PROXY_ENV, startHostile, type Behaviour, type HostileServer } from './hostile-server.js';
+import type { InprocRunOptions, Sandbox as InprocSandbox } from './inproc.js';
+import { startAlt } from './servers.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface TempDir {
+  /** A new empty directory, removed with all it holds after the test. */
+  readonly path: string;
+}
+
+type AltServer = Awaited<ReturnType<typeof startAlt>>;
+
+/**
+ * A starter whose servers stop when the test ends: `start(…)` may be called any number of
+ * times; all it started is stopped, in reverse order, by `stopAll`.
+ */
+function starter<A extends unknown[], S>(start: (...args: A) => Promise<S>, stop: (server: S) => Promise<void>) {
+  const started: S[] = [];
+  return {
+    start: async (...args: A): Promise<S> => {
+      const server = await start(...args);
+      started.push(server);
+      return server;
+    },
+    stopAll: async () => {
+      for (const server of started.reverse()) await stop(server);
+    },
+  };
+}
+
+/** The fixtures of both layers: a test's own dirs and the servers it starts itself. */
+export const test = base
+  .extend('home', ({}, { onCleanup }): TempDir => {
+    const dir = tmpDir('hostctl-home-');
+    onCleanup(() => dir.cleanup());
+    return { path: dir.path };
+  })
+  .extend('config', ({}, { onCleanup }): TempDir => {
+    const dir = tmpDir('hostctl-config-');
+    onCleanup(() => dir.cleanup());
+    return { path: dir.path };
+  })
+  .extend('homeEnv', ({ home, config }): Env => ({ HOME: home.path, HOSTCTL_CONFIG_DIR: config.path }))
+  .extend('hostile', ({}, { onCleanup }) => {
+    const servers = starter((behaviour: Behaviour) => startHostile(behaviour), (s: HostileServer) => s.close());
+    onCleanup(servers.stopAll);
+    return servers.start;
+  })
+  .extend('alt', ({}, { onCleanup }) => {
+    const servers = starter((options: Parameters<typeof startAlt>[0] = {}) => startAlt(options), (s: AltServer) => s.stop());
+    onCleanup(servers.stopAll);
+    return servers.start;
+  });
+
+interface Stoppable {
+  baseUrl: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** How a layer runs hostctl and starts the sandbox. */
+interface Layer<S extends Stoppable, O extends RunOptions> {
+  runCli(args: string[], opts?: O): Promise<RunResult>;
+  startSandbox(args: string[]): Promise<S>;
+}
+
+/** The runner and sandbox fixtures over a layer, the file's sandbox started with `sandboxArgs`. */
+function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promise<Layer<S, O>>, sandboxArgs: readonly string[]) {
+  return test
+    .extend('hostctl', async ({ homeEnv }) => {
+      const { runCli } = await load();
+      return (args: string[], env: Env = {}, opts: Omit<O, 'env'> = {} as Omit<O, 'env'>): Promise<RunResult> =>
+        runCli(args, { ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...env } } as O);
+    })
+    .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
+      const sandbox = await (await load()).startSandbox([...sandboxArgs]);
+      onCleanup(() => sandbox.stop());
+      return sandbox;
+    })
+    .extend('sandboxEnv', ({ sandbox, config }): Env => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path }))
+    .extend('sandboxes', async ({}, { onCleanup }) => {
+      const { startSandbox } = await load();
+      const servers = starter((args: string[] = []) => startSandbox(args), (s: S) => s.stop());
+      onCleanup(servers.stopAll);
+      return servers.start;
+    });
+}
+
+/**
+ * test/cli/: hostctl run in this worker, against the sandbox in this worker on a virtual
+ * clock shared with the runs (inproc.ts), started with `sandboxArgs` (the flags of
+ * `hostctl sandbox` that inproc.ts knows). The sandbox starts only if a test names it.
+ */
+export function cliTest(sandboxArgs: readonly string[] = []) {
+  return layerTest<InprocSandbox, InprocRunOptions>(() => import('./inproc.js'), sandboxArgs);
+}
+
+/** test/e2e/: the built hostctl as a process, the sandbox a `hostctl sandbox` process (cli.ts). */
+export function e2eTest(sandboxArgs: readonly string[] = []) {
+  return layerTest<ProcessSandbox, RunOptions>(() => import('./cli.js'), sandboxArgs);
+}
