@@ -88,16 +88,18 @@ interface Layer<S extends Stoppable, O extends RunOptions> {
   startSandbox(args: string[]): Promise<S>;
 }
 
-/** The runner and sandbox fixtures over a layer, the file's sandbox started with `sandboxArgs`. */
-function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promise<Layer<S, O>>, sandboxArgs: readonly string[]) {
-  return test
-    .extend('hostctl', async ({ homeEnv }) => {
-      const { runCli } = await load();
-      return (args: string[], env: Env = {}, opts: Omit<O, 'env'> = {} as Omit<O, 'env'>): Promise<RunResult> =>
-        runCli(args, { ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...env } } as O);
-    })
+export interface LayerOptions {
+  /** The flags the file's sandbox starts with (the default: none). */
+  sandbox?: readonly string[];
+  /** hostctl's runs go to the file's sandbox, with its token, unless a run says otherwise. */
+  runOnSandbox?: boolean;
+}
+
+/** The runner and sandbox fixtures over a layer (see LayerOptions). */
+function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promise<Layer<S, O>>, options: LayerOptions) {
+  const withSandbox = test
     .extend('sandbox', { scope: 'file' }, async ({}, { onCleanup }) => {
-      const sandbox = await (await load()).startSandbox([...sandboxArgs]);
+      const sandbox = await (await load()).startSandbox([...(options.sandbox ?? [])]);
       onCleanup(() => sandbox.stop());
       return sandbox;
     })
@@ -108,18 +110,28 @@ function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promis
       onCleanup(servers.stopAll);
       return servers.start;
     });
+  // What every run of the file adds to the test's home: the sandbox's address and token, or nothing.
+  const aimed = options.runOnSandbox
+    ? withSandbox.extend('runEnv', ({ sandbox }): Env => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token }))
+    : withSandbox.extend('runEnv', (): Env => ({}));
+  return aimed.extend('hostctl', async ({ homeEnv, runEnv }) => {
+    const { runCli } = await load();
+    /** Runs hostctl in the test's home (and at the file's sandbox, if so chosen); `env` comes last. */
+    return (args: string[], env: Env = {}, opts: Omit<O, 'env'> = {} as Omit<O, 'env'>): Promise<RunResult> =>
+      runCli(args, { ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...runEnv, ...env } } as O);
+  });
 }
 
 /**
  * test/cli/: hostctl run in this worker, against the sandbox in this worker on a virtual
- * clock shared with the runs (inproc.ts), started with `sandboxArgs` (the flags of
- * `hostctl sandbox` that inproc.ts knows). The sandbox starts only if a test names it.
+ * clock shared with the runs (inproc.ts; its flags are those inproc.ts knows). The sandbox
+ * starts only if a test (or runOnSandbox) needs it.
  */
-export function cliTest(sandboxArgs: readonly string[] = []) {
-  return layerTest<InprocSandbox, InprocRunOptions>(() => import('./inproc.js'), sandboxArgs);
+export function cliTest(options: LayerOptions = {}) {
+  return layerTest<InprocSandbox, InprocRunOptions>(() => import('./inproc.js'), options);
 }
 
 /** test/e2e/: the built hostctl as a process, the sandbox a `hostctl sandbox` process (cli.ts). */
-export function e2eTest(sandboxArgs: readonly string[] = []) {
-  return layerTest<ProcessSandbox, RunOptions>(() => import('./cli.js'), sandboxArgs);
+export function e2eTest(options: LayerOptions = {}) {
+  return layerTest<ProcessSandbox, RunOptions>(() => import('./cli.js'), options);
 }
