@@ -114,12 +114,18 @@ function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promis
   const aimed = options.runOnSandbox
     ? withSandbox.extend('runEnv', ({ sandbox }): Env => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token }))
     : withSandbox.extend('runEnv', (): Env => ({}));
-  return aimed.extend('hostctl', async ({ homeEnv, runEnv }) => {
-    const { runCli } = await load();
-    /** Runs hostctl in the test's home (and at the file's sandbox, if so chosen); `env` comes last. */
-    return (args: string[], env: Env = {}, opts: Omit<O, 'env'> = {} as Omit<O, 'env'>): Promise<RunResult> =>
-      runCli(args, { ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...runEnv, ...env } } as O);
-  });
+  return aimed
+    .extend('runOptions', (): Omit<O, 'env'> => ({}) as Omit<O, 'env'>)
+    .extend('hostctl', async ({ homeEnv, runEnv, runOptions }) => {
+      const { runCli } = await load();
+      /**
+       * Runs hostctl in the test's home (and at the file's sandbox, if so chosen); what a
+       * call gives (`env`, `opts`) comes last. A file sets its own defaults by extending
+       * `runEnv` and `runOptions`.
+       */
+      return (args: string[], env: Env = {}, opts: Omit<O, 'env'> = {} as Omit<O, 'env'>): Promise<RunResult> =>
+        runCli(args, { ...runOptions, ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...runEnv, ...env } } as O);
+    });
 }
 
 /**
