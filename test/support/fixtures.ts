@@ -20,9 +20,10 @@
 /* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
 
 import { test as base } from 'vitest';
-import { tmpDir, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
+import { tmpDir, type RunOptions, type RunResult } from './cli.js';
 import { NO_PROXY_ENV, startHostile, type Behaviour, type HostileServer } from './hostile-server.js';
 import type { InprocRunOptions, Sandbox as InprocSandbox } from './inproc.js';
+import type { LocalSandbox } from './sandbox-here.js';
 import { startAlt } from './servers.js';
 
 export type Env = Record<string, string | undefined>;
@@ -137,7 +138,16 @@ export function cliTest(options: LayerOptions = {}) {
   return layerTest<InprocSandbox, InprocRunOptions>(() => import('./inproc.js'), options);
 }
 
-/** test/e2e/: the built hostctl as a process, the sandbox a `hostctl sandbox` process (cli.ts). */
-export function e2eTest(options: LayerOptions = {}) {
-  return layerTest<ProcessSandbox, RunOptions>(() => import('./cli.js'), options);
+/**
+ * test/e2e/: the built hostctl as a process (cli.ts). The sandbox serves from this worker
+ * with the real clock (sandbox-here.ts), or, with `spawnSandbox`, is a `hostctl sandbox`
+ * process of its own.
+ */
+export function e2eTest(options: LayerOptions & { spawnSandbox?: boolean } = {}) {
+  return layerTest<LocalSandbox, RunOptions>(async () => {
+    const cli = await import('./cli.js');
+    const here = await import('./sandbox-here.js');
+    const startSandbox = options.spawnSandbox ? (args: string[]) => cli.startSandbox(args) : (args: string[]) => here.startSandboxHere(here.sandboxFlags(args));
+    return { runCli: cli.runCli, startSandbox };
+  }, options);
 }
