@@ -7,15 +7,23 @@
 //                 never inherited: runCli (cli.ts isolated()) drops the developer's.
 //   hostile(b)    starts a loopback server that behaves as `b` (hostile-server.ts)
 //   alt(opts)     starts the independent alt server (servers.ts startAlt)
-//   sandbox       the file's sandbox, started by the first test that names it; its flags
-//                 are the file's `sandboxArgs` (see withSandbox)
+//   sandbox       the file's sandbox (file scope), started by the first test that names it,
+//                 with the flags the file gives its layer
 //   sandboxEnv    HOSTCTL_BASE_URL and HOSTCTL_TOKEN of that sandbox, and the test's config dir
 //   sandboxes(a)  another sandbox of the test's own (a low rate limit, say)
+//   hostctl(args, env?, opts?)  runs hostctl in the test's home, with no proxy variables,
+//                 at the file's sandbox if the layer was told `runOnSandbox`; a file sets
+//                 its own defaults by extending `runEnv` and `runOptions`
 //
-// Two layers, one set of names: `cliTest` (test/cli/, in-process: inproc.ts, the sandbox
-// on a VirtualClock) and `e2eTest` (test/e2e/, the real process: cli.ts, the sandbox a
-// `hostctl sandbox` process). Each layer's module is imported by the fixture that needs it,
-// so an e2e file never loads the CLI into its worker.
+// Two layers, one set of names: `cliTest()` (test/cli/, in-process: inproc.ts, the sandbox
+// on a VirtualClock) and `e2eTest()` (test/e2e/, the built CLI as a process: cli.ts). Each
+// layer's module is imported by the fixture that needs it, so an e2e file never loads the
+// CLI into its worker. A file calls its layer once, at its top level (vitest refuses a
+// file-scoped fixture defined inside a describe), and extends it with its own helpers:
+//
+//   const test = cliTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true })
+//     .extend('plant', ({ sandbox }) => (objects) => sandboxAdmin(sandbox).plant('apps', objects));
+//   test('…', async ({ hostctl, plant }) => { … });
 
 /* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
 
