@@ -12,10 +12,12 @@ import type { Clock } from '../../src/runtime.js';
 import { cliTest } from '../support/fixtures.js';
 import { runCli, runInPty, sandboxAdmin, type RunResult, type VirtualClock } from '../support/inproc.js';
 
-const test = cliTest({ sandbox: ['--rate-limit', '1000'] })
-  .extend('env', ({ sandboxEnv }) => () => ({ ...sandboxEnv, NO_COLOR: '1' }))
-  .extend('plant', ({ sandbox }) => (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects))
-  .extend('watchRounds', ({ sandbox }) => (run: (clock: Clock) => Promise<RunResult>, between: Array<() => Promise<void>>) => watchRounds(sandbox.clock, run, between));
+// Each test a sandbox of its own: a watch's pacing depends on what the window has left.
+const test = cliTest()
+  .extend('server', ({ sandboxes }) => sandboxes(['--rate-limit', '1000']))
+  .extend('env', ({ server, config }) => () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' }))
+  .extend('plant', ({ server }) => (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(server).plant('apps', objects))
+  .extend('watchRounds', ({ server }) => (run: (clock: Clock) => Promise<RunResult>, between: Array<() => Promise<void>>) => watchRounds(server.clock, run, between));
 
 /**
  * Runs a watch on the sandbox's clock for as many rounds as `between` has steps: after
@@ -49,12 +51,12 @@ async function watchRounds(clock: VirtualClock, run: (clock: Clock) => Promise<R
 }
 
 describe('--watch into a pipe (ndjson)', () => {
-  test('get: prints the objects, then only the one that changed, one request per round', async ({ env, plant, watchRounds, sandbox }) => {
+  test('get: prints the objects, then only the one that changed, one request per round', async ({ env, plant, watchRounds, server }) => {
     await plant([
       { publicId: 'ap-watchone001', name: 'one', status: 'deploying' },
       { publicId: 'ap-watchtwo001', name: 'two', status: 'running' },
     ]);
-    await sandboxAdmin(sandbox).clearRequests();
+    await sandboxAdmin(server).clearRequests();
     const { result: r, sleeps } = await watchRounds(
       (clock) => runCli(['apps', 'get', 'ap-watchone001', 'ap-watchtwo001', '--watch', '--interval', '1s', '-o', 'ndjson'], { env: env(), clock }),
       [
@@ -73,12 +75,12 @@ describe('--watch into a pipe (ndjson)', () => {
     ]);
     // Three rounds, each one batched request and then the interval asked for.
     expect(sleeps).toEqual([1000, 1000, 1000]);
-    const seen = await sandboxAdmin(sandbox).requests();
+    const seen = await sandboxAdmin(server).requests();
     expect(seen).toHaveLength(3);
     for (const q of seen) expect(q.query).toBe('publicId[]=ap-watchone001&publicId[]=ap-watchtwo001');
   });
 
-  test('list: a new object is appended, and nothing already printed again', async ({ env, plant, watchRounds, sandbox }) => {
+  test('list: a new object is appended, and nothing already printed again', async ({ env, plant, watchRounds, server }) => {
     await plant([{ publicId: 'ap-watchold0001', name: 'old', status: 'running' }]);
     const { result: r } = await watchRounds(
       (clock) => runCli(['apps', 'list', '--all', '--watch', '--interval', '1s', '-o', 'ndjson'], { env: env(), clock }),
@@ -86,7 +88,7 @@ describe('--watch into a pipe (ndjson)', () => {
     );
     expect(r.code, r.stderr).toBe(130);
     const lines = r.stdout.trimEnd().split('\n');
-    const all = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as unknown[];
+    const all = (await (await fetch(`${server.origin}/_sandbox/objects/apps`)).json()) as unknown[];
     // The first round printed every app but the new one; the second only the new one; the third nothing.
     expect(lines).toHaveLength(all.length);
     expect(lines.at(-1)).toContain('ap-watchnew0001');
