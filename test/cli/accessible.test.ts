@@ -2,8 +2,9 @@
 // (test/support/inproc.ts runInPty) against the in-process sandbox. The same on a real
 // pseudo-terminal, through the built CLI: test/e2e/accessible.test.ts.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runInPty, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { runCli, runInPty } from '../support/inproc.js';
 import { colorWanted } from '../../src/io.js';
 
 const SGR_COLOUR = /\u001b\[(?:3[0-7]|9[0-7])m/;
@@ -14,25 +15,12 @@ const CURSOR_MOVE = /\u001b\[[0-9;?]*[A-HJKSTfhlsu]/;
 const BARE_CR = /\r(?!\n)/;
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '100000', '--seed', '11', '--page-size', '5']);
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-beforeEach(() => {
-  config?.cleanup();
-  config = tmpDir('hostctl-accessible-');
-});
-
 // CI=true turns spinners off (see IO); these are about a person's terminal.
-const env = (extra: Record<string, string | undefined> = {}) => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined, ...extra });
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--seed', '11', '--page-size', '5'] })
+  .extend('env', ({ sandboxEnv }) => (extra: Env = {}): Env => ({ ...sandboxEnv, CI: undefined, ...extra }));
 
 describe('colour conventions', () => {
-  it('the precedence: FORCE_COLOR, --no-color, NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb, then the terminal', () => {
+  test('the precedence: FORCE_COLOR, --no-color, NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0, TERM=dumb, then the terminal', () => {
     expect(colorWanted({}, undefined)).toBeUndefined();
     expect(colorWanted({ FORCE_COLOR: '1' }, false)).toBe(true);
     expect(colorWanted({ FORCE_COLOR: '0', CLICOLOR_FORCE: '1' }, undefined)).toBe(false);
@@ -46,7 +34,7 @@ describe('colour conventions', () => {
     expect(colorWanted({ TERM: 'dumb' }, undefined)).toBe(false);
   });
 
-  it('CLICOLOR=0 turns colour off on a terminal; CLICOLOR_FORCE=1 turns it on into a pipe', async () => {
+  test('CLICOLOR=0 turns colour off on a terminal; CLICOLOR_FORCE=1 turns it on into a pipe', async ({ env }) => {
     const tty = await runCli(['apps', 'list', '-o', 'table'], { env: env(), columns: 200 });
     expect(tty.stdout).toMatch(SGR_COLOUR);
     const off = await runCli(['apps', 'list', '-o', 'table'], { env: env({ CLICOLOR: '0' }), columns: 200 });
@@ -58,7 +46,7 @@ describe('colour conventions', () => {
     expect(noColor.stdout).not.toMatch(SGR_COLOUR);
   });
 
-  it('TERM=dumb: no colour and no spinner, even with colour forced', async () => {
+  test('TERM=dumb: no colour and no spinner, even with colour forced', async ({ env }) => {
     const normal = await runInPty(['apps', 'list', '--all'], { env: env() });
     expect(normal.stdout).toMatch(SPINNER_FRAME);
     const dumb = await runInPty(['apps', 'list', '--all'], { env: env({ TERM: 'dumb' }) });
@@ -74,7 +62,7 @@ describe('colour conventions', () => {
 });
 
 describe('HOSTCTL_ACCESSIBLE and the config setting accessible', () => {
-  it('progress is one plain line per change of state, tables use " | ", nothing is redrawn', async () => {
+  test('progress is one plain line per change of state, tables use " | ", nothing is redrawn', async ({ env }) => {
     const control = await runInPty(['apps', 'list', '--all'], { env: env() });
     expect(control.stdout).toMatch(CURSOR_MOVE);
     const r = await runInPty(['apps', 'list', '--all'], { env: env({ HOSTCTL_ACCESSIBLE: '1' }) });
@@ -91,7 +79,7 @@ describe('HOSTCTL_ACCESSIBLE and the config setting accessible', () => {
     expect(r.stdout).toMatch(/running/);
   });
 
-  it('the config setting does the same; HOSTCTL_ACCESSIBLE=0 overrides it; another value is a usage error', async () => {
+  test('the config setting does the same; HOSTCTL_ACCESSIBLE=0 overrides it; another value is a usage error', async ({ env }) => {
     expect((await runCli(['config', 'set', 'accessible', 'true'], { env: env() })).code).toBe(0);
     expect((await runCli(['config', 'get', 'accessible'], { env: env() })).stdout).toBe('true\n');
     const fromConfig = await runInPty(['apps', 'list'], { env: env() });

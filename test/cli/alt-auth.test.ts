@@ -3,29 +3,19 @@
 // address a 403 lockout for 300 s (the API document leaves both open). The client and the
 // server share one virtual clock.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startAlt, tmpDir, VirtualClock, type RunResult } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { VirtualClock, type RunResult } from '../support/inproc.js';
 
-let clock: VirtualClock;
-let server: Awaited<ReturnType<typeof startAlt>>;
-let dir: { path: string; cleanup(): void };
-
-beforeEach(async () => {
-  clock = new VirtualClock(Date.now());
-  server = await startAlt({ limit: 1000, now: clock.now });
-  dir = tmpDir();
-});
-afterEach(async () => {
-  await server.stop();
-  dir.cleanup();
-});
-
-const run = (token: string, args = ['apps', 'list', '--json']): Promise<RunResult> =>
-  runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path }, clock });
-const statuses = () => server.alt.requests.map((r) => r.status);
+const test = cliTest()
+  .extend('clock', () => new VirtualClock(Date.now()))
+  .extend('server', ({ alt, clock }) => alt({ limit: 1000, now: clock.now }))
+  .extend('run', ({ hostctl, server, clock }) => (token: string, args = ['apps', 'list', '--json']): Promise<RunResult> =>
+    hostctl(args, { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: token }, { clock }))
+  .extend('statuses', ({ server }) => () => server.alt.requests.map((r) => r.status));
 
 describe('the alt server and a bad token', () => {
-  it('its 401: exit 4, one request, the token never sent again', async () => {
+  test('its 401: exit 4, one request, the token never sent again', async ({ run, statuses }) => {
     const bad = 'alt_not_a_valid_token_0001';
     const first = await run(bad);
     expect(first.code).toBe(4);
@@ -37,7 +27,7 @@ describe('the alt server and a bad token', () => {
     expect(statuses()).toEqual([401]);
   });
 
-  it('its 403 lockout: exit 4 with the server\'s own message; the good token is not marked, and works once the lockout is over', async () => {
+  test('its 403 lockout: exit 4 with the server\'s own message; the good token is not marked, and works once the lockout is over', async ({ run, statuses, server, clock }) => {
     // Five bad tokens, each sent once (hostctl never resends one): the fifth locks the address.
     for (let i = 0; i < 5; i++) expect((await run(`alt_not_a_valid_token_100${i}`)).code).toBe(4);
     expect(statuses()).toEqual([401, 401, 401, 401, 401]);

@@ -4,42 +4,28 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, sandboxAdmin, startSandbox, tmpDir, VirtualClock, type Sandbox } from '../support/inproc.js';
-import { startAlt, type PlatformServer } from '../support/inproc.js';
-import { answer, behaviours, firstThen, NO_PROXY_ENV, startHostile, type Behaviour } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { filesContaining, runCli, sandboxAdmin, VirtualClock } from '../support/inproc.js';
+import { answer, behaviours, firstThen, NO_PROXY_ENV, type Behaviour } from '../support/hostile-server.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-let apps: { publicId: string }[];
+// A large limit: this file is about the cache, and its requests outnumber one window.
+const test = cliTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true })
+  .extend('requests', ({ sandbox }) => () => sandboxAdmin(sandbox).requests())
+  .extend('apps', async ({ sandbox }) => (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[]);
 
-beforeAll(async () => {
-  // A large limit: this file is about the cache, and its requests outnumber one window.
-  sandbox = await startSandbox(['--rate-limit', '1000']);
-  apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-beforeEach(async () => {
-  config?.cleanup();
-  config = tmpDir('hostctl-cache-');
+test.beforeEach(async ({ sandbox }) => {
   await sandboxAdmin(sandbox).clearRequests();
 });
 
-function hostctl(args: string[], env: Record<string, string> = {}) {
-  return runCli(args, { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, ...env } });
-}
-const requests = () => sandboxAdmin(sandbox).requests();
-
 describe('--cache', () => {
-  it('without it nothing is served from the cache', async () => {
+  test('without it nothing is served from the cache', async ({ hostctl, requests }) => {
     await hostctl(['apps', 'list', '--json']);
     await hostctl(['apps', 'list', '--json']);
     expect(await requests()).toHaveLength(2);
   });
 
-  it('a second identical read within the duration sends nothing and prints the same', async () => {
+  test('a second identical read within the duration sends nothing and prints the same', async ({ hostctl, requests }) => {
     const a = await hostctl(['apps', 'list', '--json', '--cache', '10m']);
     const b = await hostctl(['apps', 'list', '--json', '--cache', '10m', '-R']);
     expect(a.code).toBe(0);
@@ -48,7 +34,7 @@ describe('--cache', () => {
     expect(await requests()).toHaveLength(1);
   });
 
-  it('after apps list --all, get of seen IDs sends nothing; unseen IDs go in one batched request', async () => {
+  test('after apps list --all, get of seen IDs sends nothing; unseen IDs go in one batched request', async ({ hostctl, requests, apps, sandbox }) => {
     const all = await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
     expect(all.code).toBe(0);
     const listed = (await requests()).length;
@@ -67,7 +53,7 @@ describe('--cache', () => {
     expect(seen.at(-1)?.query).toBe('publicId[]=ap-cachenew001');
   });
 
-  it('HOSTCTL_CACHE and the profile setting turn it on too; the flag wins', async () => {
+  test('HOSTCTL_CACHE and the profile setting turn it on too; the flag wins', async ({ hostctl, requests }) => {
     await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' });
     await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' });
     expect(await requests()).toHaveLength(1);
@@ -77,7 +63,7 @@ describe('--cache', () => {
     expect((await hostctl(['config', 'set', 'profiles.default.cache', 'soon'])).code).toBe(2);
   });
 
-  it('a stale entry is revalidated with If-None-Match, and the 304 serves the stored body', async () => {
+  test('a stale entry is revalidated with If-None-Match, and the 304 serves the stored body', async ({ hostctl, requests, sandbox }) => {
     const a = await hostctl(['apps', 'list', '--json', '--cache', '10m']);
     // --cache 0.001 (1 ms), and 2 ms of the run's clock later: the entry is stale.
     await sandbox.clock.sleep(2);
@@ -88,7 +74,7 @@ describe('--cache', () => {
     expect(seen.map((r) => r.status)).toEqual([200, 304]);
   });
 
-  it('the files are private (0700 / 0600) and never hold the token', async () => {
+  test('the files are private (0700 / 0600) and never hold the token', async ({ hostctl, sandbox, config }) => {
     await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
     const dir = join(config.path, 'cache');
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -99,21 +85,17 @@ describe('--cache', () => {
     expect(readFileSync(join(dir, files[0]!), 'utf8')).not.toContain(sandbox.token);
   });
 
-  it('errors are never cached', async () => {
-    const server = await startHostile((_req, res) => {
+  test('errors are never cached', async ({ config, hostile }) => {
+    const server = await hostile((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end('{"title":"boom"}');
     });
-    try {
-      const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000001', HOSTCTL_CONFIG_DIR: config.path };
-      for (let i = 0; i < 2; i++) expect((await runCli(['apps', 'list', '--cache', '10m'], { env })).code).toBe(1);
-      expect(server.seen).toHaveLength(2);
-    } finally {
-      await server.close();
-    }
+    const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000001', HOSTCTL_CONFIG_DIR: config.path };
+    for (let i = 0; i < 2; i++) expect((await runCli(['apps', 'list', '--cache', '10m'], { env })).code).toBe(1);
+    expect(server.seen).toHaveLength(2);
   });
 
-  it('wait never answers from the cache', async () => {
+  test('wait never answers from the cache', async ({ hostctl, requests, apps }) => {
     await hostctl(['apps', 'list', '--all', '--json', '--cache', '10m']);
     const before = (await requests()).length;
     const r = await hostctl(['apps', 'wait', apps[0]!.publicId, '--for', `publicId=${apps[0]!.publicId}`, '--cache', '10m']);
@@ -132,28 +114,24 @@ describe('--cache keeps only answers the run used successfully', () => {
     ['an object where a list belongs', answer(200, { 'content-type': 'application/json' }, '{"publicId":"ap-hostile001","name":"not a list"}')],
   ];
   for (const [what, bad] of rejected) {
-    it(`${what} is not replayed after the server recovered`, async () => {
-      const server = await startHostile(firstThen(bad, behaviours.ok));
-      try {
-        const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000002', HOSTCTL_CONFIG_DIR: config.path };
-        const first = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
-        expect(first.code, first.stderr).not.toBe(0);
-        const second = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
-        expect(second.code, second.stderr).toBe(0);
-        expect(second.stdout).toContain('ap-hostile001');
-        expect(server.seen).toHaveLength(2);
-        // The good answer is kept: a third run is served from disk.
-        expect((await runCli(['apps', 'list', '--json', '--cache', '10m'], { env })).code).toBe(0);
-        expect(server.seen).toHaveLength(2);
-      } finally {
-        await server.close();
-      }
+    test(`${what} is not replayed after the server recovered`, async ({ config, hostile }) => {
+      const server = await hostile(firstThen(bad, behaviours.ok));
+      const env = { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hc_cachetesttoken000000000000002', HOSTCTL_CONFIG_DIR: config.path };
+      const first = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
+      expect(first.code, first.stderr).not.toBe(0);
+      const second = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toContain('ap-hostile001');
+      expect(server.seen).toHaveLength(2);
+      // The good answer is kept: a third run is served from disk.
+      expect((await runCli(['apps', 'list', '--json', '--cache', '10m'], { env })).code).toBe(0);
+      expect(server.seen).toHaveLength(2);
     });
   }
 });
 
 describe('a request that asks the server now never comes from the cache', () => {
-  it('auth status --check on a token revoked since sends its request and says rejected', async () => {
+  test('auth status --check on a token revoked since sends its request and says rejected', async ({ hostctl, requests, sandbox }) => {
     const token = await sandboxAdmin(sandbox).newToken('cache-check-revoked');
     const env = { HOSTCTL_TOKEN: token, HOSTCTL_CACHE: '10m' };
     const ok = await hostctl(['auth', 'status', '--check', '-R'], env);
@@ -167,7 +145,7 @@ describe('a request that asks the server now never comes from the cache', () => 
     expect(await requests()).toHaveLength(2);
   });
 
-  it('rate-limit --refresh asks the API even when the same path was just cached', async () => {
+  test('rate-limit --refresh asks the API even when the same path was just cached', async ({ hostctl, requests }) => {
     expect((await hostctl(['apps', 'list', '--json'], { HOSTCTL_CACHE: '10m' })).code).toBe(0);
     const r = await hostctl(['rate-limit', '--refresh', '--json'], { HOSTCTL_CACHE: '10m' });
     expect(r.code, r.stderr).toBe(0);
@@ -175,17 +153,17 @@ describe('a request that asks the server now never comes from the cache', () => 
     expect(await requests()).toHaveLength(2);
   });
 
-  it('docs --refresh fetches the reference each time', async () => {
+  test('docs --refresh fetches the reference each time', async ({ hostctl, requests }) => {
     for (let i = 0; i < 2; i++) expect((await hostctl(['docs', '--refresh'], { HOSTCTL_CACHE: '10m' })).code).toBe(0);
     expect((await requests()).filter((r) => r.path.endsWith('/docs'))).toHaveLength(2);
   });
 });
 
 describe('revalidation by date (a server that sends Last-Modified and no ETag)', () => {
-  it('a stale entry is asked for with If-Modified-Since, and the 304 serves the stored body', async () => {
+  test('a stale entry is asked for with If-Modified-Since, and the 304 serves the stored body', async ({ sandbox, config, hostile }) => {
     const modified = 'Tue, 03 Jun 2025 10:00:00 GMT';
     const body = JSON.stringify([{ publicId: 'ap-dated00001', name: 'dated' }]);
-    const server = await startHostile((req, res) => {
+    const server = await hostile((req, res) => {
       if (req.headers['if-modified-since'] === modified) {
         res.writeHead(304, { 'last-modified': modified });
         res.end();
@@ -194,28 +172,24 @@ describe('revalidation by date (a server that sends Last-Modified and no ETag)',
       res.writeHead(200, { 'content-type': 'application/json', 'last-modified': modified });
       res.end(body);
     });
-    try {
-      const clock = new VirtualClock(Date.now());
-      const run = () => runCli(['apps', 'list', '--json', '--cache', '60s'], { clock, env: { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path } });
-      const first = await run();
-      expect(first.code, first.stderr).toBe(0);
-      expect(server.seen[0]?.headers['if-modified-since']).toBeUndefined();
-      await clock.sleep(60_001);
-      const second = await run();
-      expect(second.code, second.stderr).toBe(0);
-      expect(second.stdout).toBe(first.stdout);
-      expect(JSON.parse(second.stdout)).toEqual(JSON.parse(body));
-      expect(server.seen).toHaveLength(2);
-      expect(server.seen[1]?.headers['if-modified-since']).toBe(modified);
-      expect(server.seen[1]?.headers['if-none-match']).toBeUndefined();
-    } finally {
-      await server.close();
-    }
+    const clock = new VirtualClock(Date.now());
+    const run = () => runCli(['apps', 'list', '--json', '--cache', '60s'], { clock, env: { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path } });
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    expect(server.seen[0]?.headers['if-modified-since']).toBeUndefined();
+    await clock.sleep(60_001);
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(body));
+    expect(server.seen).toHaveLength(2);
+    expect(server.seen[1]?.headers['if-modified-since']).toBe(modified);
+    expect(server.seen[1]?.headers['if-none-match']).toBeUndefined();
   });
 });
 
 describe('--cache reads the run\'s clock', () => {
-  it('an entry is fresh up to the duration and revalidated just after it', async () => {
+  test('an entry is fresh up to the duration and revalidated just after it', async ({ requests, sandbox, config }) => {
     // hostctl's own clock, not the sandbox's: only the cache's notion of age moves.
     const clock = new VirtualClock(Date.now());
     const run = () => runCli(['apps', 'list', '--json', '--cache', '60s'], { clock, env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path } });
@@ -232,7 +206,7 @@ describe('--cache reads the run\'s clock', () => {
 });
 
 describe('hostctl cache info|clear', () => {
-  it('info shows entries, size and the oldest; clear removes them; neither sends a request', async () => {
+  test('info shows entries, size and the oldest; clear removes them; neither sends a request', async ({ hostctl, requests, config }) => {
     const empty = JSON.parse((await hostctl(['cache', 'info', '--json'])).stdout) as { entries: number; bytes: number; oldest: string | null };
     expect(empty).toMatchObject({ entries: 0, bytes: 0, oldest: null });
     await hostctl(['apps', 'list', '--json', '--cache', '10m']);
@@ -256,22 +230,15 @@ describe('hostctl cache info|clear', () => {
 });
 
 describe('--cache against the alt server (no validators promised)', () => {
-  let alt: PlatformServer;
-  beforeAll(async () => {
-    alt = await startAlt();
-  });
-  afterAll(async () => {
-    await alt?.stop();
-  });
-
-  it('list then get of seen IDs: one request in all', async () => {
-    const env = { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token, HOSTCTL_CONFIG_DIR: config.path };
-    await alt.clearRequests();
+  test('list then get of seen IDs: one request in all', async ({ config, alt }) => {
+    const server = await alt();
+    const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path };
+    await server.clearRequests();
     const list = await runCli(['apps', 'list', '--json', '--cache', '10m'], { env });
     expect(list.code, list.stderr).toBe(0);
     const ids = (JSON.parse(list.stdout) as { publicId: string }[]).slice(0, 2).map((o) => o.publicId);
     const got = await runCli(['apps', 'get', ...ids, '--json', '--cache', '10m'], { env });
     expect(got.code, got.stderr).toBe(0);
-    expect(await alt.requests()).toHaveLength(1);
+    expect(await server.requests()).toHaveLength(1);
   });
 });

@@ -3,46 +3,37 @@
 
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { runCli } from '../support/inproc.js';
 
-let home: { path: string; cleanup(): void };
-let config: { path: string; cleanup(): void };
-
-function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  return runCli(args, { env: { HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, ...env } });
-}
-
-async function ok(args: string[], env: Record<string, string | undefined> = {}): Promise<string> {
-  const r = await hostctl(args, env);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
-
-const configJson = () => JSON.parse(readFileSync(join(config.path, 'config.json'), 'utf8')) as Record<string, unknown>;
-
-beforeEach(() => {
-  home = tmpDir('hostctl-home-');
-  config = tmpDir('hostctl-config-');
-});
-afterEach(() => {
-  home.cleanup();
-  config.cleanup();
-});
+const test = cliTest()
+  .extend('ok', ({ hostctl }) => async (args: string[], env: Env = {}): Promise<string> => {
+    const r = await hostctl(args, env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return r.stdout;
+  })
+  .extend('configJson', ({ config }) => () => JSON.parse(readFileSync(join(config.path, 'config.json'), 'utf8')) as Record<string, unknown>)
+  .extend('status', ({ hostctl }) => async (args: string[], env: Env = {}): Promise<Record<string, unknown>> => {
+    // A token from the environment, so that no keychain is asked; no request is sent.
+    const r = await hostctl([...args, 'auth', 'status', '--json'], { HOSTCTL_TOKEN: 'precedence-test-token', ...env });
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  });
 
 describe('config commands', () => {
-  it('path prints the config file inside HOSTCTL_CONFIG_DIR', async () => {
+  test('path prints the config file inside HOSTCTL_CONFIG_DIR', async ({ ok, config }) => {
     expect(await ok(['config', 'path'])).toBe(`${join(config.path, 'config.json')}\n`);
   });
 
-  it('without HOSTCTL_CONFIG_DIR the file is conf\'s "hostctl" directory, with no -nodejs suffix', async () => {
+  test('without HOSTCTL_CONFIG_DIR the file is conf\'s "hostctl" directory, with no -nodejs suffix', async ({ home }) => {
     const r = await runCli(['config', 'path'], { env: { HOME: home.path, XDG_CONFIG_HOME: undefined } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${join(home.path, '.config', 'hostctl', 'config.json')}\n`);
   });
 
-  it('set, get, list and unset round-trip, and the file is 0600 JSON', async () => {
+  test('set, get, list and unset round-trip, and the file is 0600 JSON', async ({ hostctl, ok, configJson, config }) => {
     await ok(['config', 'set', 'profiles.default.baseUrl', 'https://api.example.invalid/v1/']);
     await ok(['config', 'set', 'profiles.default.output', 'json']);
     await ok(['config', 'set', 'profiles.staging.baseUrl', 'http://127.0.0.1:8080/v1']);
@@ -71,18 +62,18 @@ describe('config commands', () => {
     expect(configJson()).toEqual({ profiles: { default: { baseUrl: 'https://api.example.invalid/v1' } } });
   });
 
-  it('defaultProfile is set and read like any key', async () => {
+  test('defaultProfile is set and read like any key', async ({ ok }) => {
     await ok(['config', 'set', 'profiles.work.baseUrl', 'https://api.example.invalid/v1']);
     await ok(['config', 'set', 'defaultProfile', 'work']);
     expect(await ok(['config', 'get', 'defaultProfile'])).toBe('work\n');
   });
 
-  it('get of a key that is not set prints nothing and exits 0; unset of it too', async () => {
+  test('get of a key that is not set prints nothing and exits 0; unset of it too', async ({ ok }) => {
     expect(await ok(['config', 'get', 'profiles.nope.baseUrl'])).toBe('');
     expect(await ok(['config', 'unset', 'profiles.nope.baseUrl'])).toBe('');
   });
 
-  it.each([
+  test.for<[string[], RegExp]>([
     [['config', 'set', 'colour', 'red'], /Unknown config key "colour"[\s\S]*defaultProfile[\s\S]*profiles\.<name>\.baseUrl[\s\S]*profiles\.<name>\.output[\s\S]*profiles\.<name>\.storage/],
     [['config', 'get', 'profiles.default.token'], /Unknown config key[\s\S]*Valid keys/],
     [['config', 'unset', 'profiles'], /Unknown config key/],
@@ -95,7 +86,7 @@ describe('config commands', () => {
     [['config', 'set', 'defaultProfile', 'bad name'], /not a valid profile name/],
     [['config', 'set', 'profiles.bad$name.output', 'json'], /not a valid profile name/],
     [['config', 'set', 'profiles.default.storedAt', 'yesterday'], /set by "hostctl auth login"/],
-  ])('%j is a usage error (exit 2) that changes nothing', async (args, message) => {
+  ])('%j is a usage error (exit 2) that changes nothing', async ([args, message], { ok, hostctl, config }) => {
     await ok(['config', 'set', 'profiles.default.output', 'table']);
     const before = readFileSync(join(config.path, 'config.json'), 'utf8');
     const r = await hostctl(args);
@@ -105,7 +96,7 @@ describe('config commands', () => {
     expect(readFileSync(join(config.path, 'config.json'), 'utf8')).toBe(before);
   });
 
-  it('a damaged config file is reported, not silently replaced', async () => {
+  test('a damaged config file is reported, not silently replaced', async ({ hostctl, config }) => {
     writeFileSync(join(config.path, 'config.json'), '{"profiles": {"default": ');
     const r = await hostctl(['config', 'set', 'profiles.default.output', 'json']);
     expect(r.code).toBe(2);
@@ -113,7 +104,7 @@ describe('config commands', () => {
     expect(readFileSync(join(config.path, 'config.json'), 'utf8')).toBe('{"profiles": {"default": ');
   });
 
-  it('10 concurrent `config set` processes sharing one config dir lose no profile and leave valid JSON', async () => {
+  test('10 concurrent `config set` processes sharing one config dir lose no profile and leave valid JSON', async ({ hostctl, ok, configJson }) => {
     const n = 10;
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) => hostctl(['config', 'set', `profiles.p${i}.baseUrl`, `http://127.0.0.1:${9000 + i}/v1`])),
@@ -127,14 +118,7 @@ describe('config commands', () => {
 });
 
 describe('precedence: flag > environment > profile in config > default', () => {
-  const status = async (args: string[], env: Record<string, string | undefined> = {}): Promise<Record<string, unknown>> => {
-    // A token from the environment, so that no keychain is asked; no request is sent.
-    const r = await hostctl([...args, 'auth', 'status', '--json'], { HOSTCTL_TOKEN: 'precedence-test-token', ...env });
-    expect(r.code).toBe(0);
-    return JSON.parse(r.stdout) as Record<string, unknown>;
-  };
-
-  it('the profile: --profile, then HOSTCTL_PROFILE, then defaultProfile, then "default"', async () => {
+  test('the profile: --profile, then HOSTCTL_PROFILE, then defaultProfile, then "default"', async ({ hostctl, status }) => {
     expect(await status([])).toMatchObject({ profile: 'default', profileFrom: 'default' });
     const set = await hostctl(['config', 'set', 'defaultProfile', 'fromconfig']);
     expect(set.code).toBe(0);
@@ -144,7 +128,7 @@ describe('precedence: flag > environment > profile in config > default', () => {
     expect(await status(['--profile', 'fromflag'], { HOSTCTL_PROFILE: 'fromenv' })).toMatchObject({ profile: 'fromflag', profileFrom: '--profile' });
   });
 
-  it('the base URL: --base-url, then HOSTCTL_BASE_URL, then the profile', async () => {
+  test('the base URL: --base-url, then HOSTCTL_BASE_URL, then the profile', async ({ ok, status }) => {
     expect(await status([])).toMatchObject({ baseUrl: null });
     await ok(['config', 'set', 'profiles.default.baseUrl', 'http://127.0.0.1:1/v1']);
     expect(await status([])).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', baseUrlFrom: 'profile "default"' });
@@ -155,22 +139,14 @@ describe('precedence: flag > environment > profile in config > default', () => {
     });
   });
 
-  it("a profile's base URL is used only for that profile", async () => {
+  test("a profile's base URL is used only for that profile", async ({ ok, status }) => {
     await ok(['config', 'set', 'profiles.other.baseUrl', 'http://127.0.0.1:4/v1']);
     expect(await status([])).toMatchObject({ baseUrl: null });
     expect(await status(['--profile', 'other'])).toMatchObject({ baseUrl: 'http://127.0.0.1:4/v1' });
   });
 
   describe('the output format, against the sandbox', () => {
-    let sandbox: Sandbox;
-    beforeAll(async () => {
-      sandbox = await startSandbox();
-    });
-    afterAll(async () => {
-      await sandbox?.stop();
-    });
-
-    it('-o beats the profile, the profile beats the default (tsv when piped)', async () => {
+    test('-o beats the profile, the profile beats the default (tsv when piped)', async ({ ok, sandbox }) => {
       const env = { HOSTCTL_TOKEN: sandbox.token };
       await ok(['config', 'set', 'profiles.default.baseUrl', sandbox.baseUrl]);
       const piped = await ok(['apps', 'list', '--limit', '2'], env);
@@ -188,7 +164,7 @@ describe('precedence: flag > environment > profile in config > default', () => {
 });
 
 describe('profiles.<name>.redisUrl (a fleet\'s shared store, issue 26)', () => {
-  it('is set and kept as given, shown with its password masked by list, list --json and get', async () => {
+  test('is set and kept as given, shown with its password masked by list, list --json and get', async ({ ok, configJson }) => {
     await ok(['config', 'set', 'profiles.ci.redisUrl', 'rediss://:s3cret-pw@redis.example.invalid:6380/2']);
     expect((configJson().profiles as Record<string, Record<string, string>>).ci!.redisUrl).toBe('rediss://:s3cret-pw@redis.example.invalid:6380/2');
     expect(await ok(['config', 'get', 'profiles.ci.redisUrl'])).toBe('rediss://:****@redis.example.invalid:6380/2\n');
@@ -198,7 +174,7 @@ describe('profiles.<name>.redisUrl (a fleet\'s shared store, issue 26)', () => {
     expect(json).not.toContain('s3cret-pw');
   });
 
-  it('plain redis:// to a host that is not loopback is refused (exit 2) naming rediss://; loopback is fine', async () => {
+  test('plain redis:// to a host that is not loopback is refused (exit 2) naming rediss://; loopback is fine', async ({ hostctl, ok }) => {
     const r = await hostctl(['config', 'set', 'profiles.ci.redisUrl', 'redis://:pw-here@redis.example.invalid:6379']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('rediss://redis.example.invalid:6379');

@@ -4,9 +4,10 @@
 
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { runCli } from '../support/inproc.js';
+import { platformOf } from '../support/servers.js';
 
 interface Row {
   method: string;
@@ -15,46 +16,40 @@ interface Row {
   operationId: string | null;
 }
 
-describe('hostctl docs against the sandbox', () => {
-  let server: PlatformServer;
-  let dir: { path: string; cleanup(): void };
-  let expected: Row[];
-
-  const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
-
-  beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '100000']);
-    dir = tmpDir();
-    // What the sandbox itself publishes, read without hostctl: every operation of every path.
-    const res = await fetch(`${server.baseUrl}/docs`, { headers: { accept: 'application/json', authorization: `Bearer ${server.token}` } });
+const test = cliTest({ sandbox: ['--rate-limit', '100000'], runOnSandbox: true })
+  .extend('server', { scope: 'file' }, ({ sandbox }) => platformOf(sandbox))
+  // What the sandbox itself publishes, read without hostctl: every operation of every path.
+  .extend('expected', { scope: 'file' }, async ({ sandbox }): Promise<Row[]> => {
+    const res = await fetch(`${sandbox.baseUrl}/docs`, { headers: { accept: 'application/json', authorization: `Bearer ${sandbox.token}` } });
     const doc = (await res.json()) as { servers: { url: string }[]; paths: Record<string, Record<string, { summary: string; operationId: string }>> };
     expect(doc.servers[0]?.url).toBe('/v1');
-    expected = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    return Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, summary: op.summary, operationId: op.operationId })),
     );
-  });
-  afterAll(async () => {
-    await server?.stop();
-    dir?.cleanup();
+  })
+  /** Keeps the sandbox's reference in the test's config dir (docs --operations), and forgets that request. */
+  .extend('keep', ({ hostctl, server }) => async () => {
+    expect((await hostctl(['docs', '--operations', '--json'])).code).toBe(0);
+    await server.clearRequests();
   });
 
-  it('prints {base_url}/docs, needs no token and sends nothing', async () => {
+describe('hostctl docs against the sandbox', () => {
+  test('prints {base_url}/docs, needs no token and sends nothing', async ({ hostctl, server, config }) => {
     await server.clearRequests();
-    const r = await hostctl(['docs'], { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
+    const r = await hostctl(['docs'], { HOSTCTL_TOKEN: undefined, HOME: config.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
     expect(r).toEqual({ code: 0, stdout: `${server.baseUrl}/docs\n`, stderr: '' });
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('without a base URL: exit 2 with the next step', async () => {
+  test('without a base URL: exit 2 with the next step', async ({ hostctl }) => {
     const r = await hostctl(['docs'], { HOSTCTL_BASE_URL: undefined });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/No base URL is set.*\n.*--base-url/);
   });
 
-  it('--open runs $BROWSER with the URL, and sends nothing', async () => {
-    const record = join(dir.path, 'opened.txt');
-    const script = join(dir.path, 'fake-browser.sh');
+  test('--open runs $BROWSER with the URL, and sends nothing', async ({ hostctl, server, config }) => {
+    const record = join(config.path, 'opened.txt');
+    const script = join(config.path, 'fake-browser.sh');
     writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\n`);
     chmodSync(script, 0o755);
     await server.clearRequests();
@@ -66,8 +61,8 @@ describe('hostctl docs against the sandbox', () => {
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('--open with a browser that fails: exit 1, and the URL to open by hand', async () => {
-    const missing = await hostctl(['docs', '--open'], { BROWSER: join(dir.path, 'no-such-browser') });
+  test('--open with a browser that fails: exit 1, and the URL to open by hand', async ({ hostctl, config }) => {
+    const missing = await hostctl(['docs', '--open'], { BROWSER: join(config.path, 'no-such-browser') });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/Could not open a browser: \$BROWSER \(.*no-such-browser\) was not found\.\nOpen http:\/\/127\.0\.0\.1:\d+\/v1\/docs yourself/);
     const failing = await hostctl(['docs', '--open'], { BROWSER: 'false' });
@@ -75,7 +70,7 @@ describe('hostctl docs against the sandbox', () => {
     expect(failing.stderr).toMatch(/exited with code 1/);
   });
 
-  it('--operations --json lists every operation of the reference, in one request', async () => {
+  test('--operations --json lists every operation of the reference, in one request', async ({ hostctl, server, expected }) => {
     await server.clearRequests();
     const r = await hostctl(['docs', '--operations', '--json']);
     expect(r.stderr).toBe('');
@@ -86,7 +81,7 @@ describe('hostctl docs against the sandbox', () => {
     expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/docs', query: '' }]);
   });
 
-  it('--operations piped: tsv rows of method, path and summary; -o ndjson one per line', async () => {
+  test('--operations piped: tsv rows of method, path and summary; -o ndjson one per line', async ({ hostctl, expected }) => {
     const tsv = await hostctl(['docs', '--operations']);
     expect(tsv.code).toBe(0);
     expect(tsv.stdout).toBe(expected.map((o) => `${o.method}\t${o.path}\t${o.summary}\n`).join(''));
@@ -94,20 +89,21 @@ describe('hostctl docs against the sandbox', () => {
     expect(nd.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Row)).toEqual(expected);
   });
 
-  it('every listed path works with hostctl api as it is printed', async () => {
+  test('every listed path works with hostctl api as it is printed', async ({ hostctl, expected }) => {
     const list = expected.filter((o) => o.method === 'GET' && !o.path.includes('{'));
     expect(list.length).toBeGreaterThan(3);
     for (const op of list.slice(0, 3)) expect((await hostctl(['api', op.path, '-o', 'tsv'])).code).toBe(0);
   });
 
-  it('--operations again: the kept copy answers, no request', async () => {
-    await server.clearRequests();
+  test('--operations again: the kept copy answers, no request', async ({ hostctl, server, expected, keep }) => {
+    await keep();
     const r = await hostctl(['docs', '--operations', '--json']);
     expect(JSON.parse(r.stdout)).toEqual(expected);
     expect(await server.requests()).toEqual([]);
   });
 
-  it('api <operationId> with the sandbox reference: method and path from it, one request for the call', async () => {
+  test('api <operationId> with the sandbox reference: method and path from it, one request for the call', async ({ hostctl, server, keep }) => {
+    await keep();
     const apps = await server.all('apps');
     const id = String(apps[1]!.publicId);
     const env = (await server.all('environments'))[0]!;
@@ -126,8 +122,8 @@ describe('hostctl docs against the sandbox', () => {
     expect(sent).toEqual([`GET /v1/apps/${id}`, 'GET /v1/apps?itemsPerPage=2', `GET /v1/environments/${String(env.publicId)}/deployments`, 'POST /v1/teams']);
   });
 
-  it('docs diff: nothing changed in the sandbox, exit 0 also with --exit-status, one request', async () => {
-    await server.clearRequests();
+  test('docs diff: nothing changed in the sandbox, exit 0 also with --exit-status, one request', async ({ hostctl, server, keep }) => {
+    await keep();
     const r = await hostctl(['docs', 'diff', '--exit-status', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
@@ -135,7 +131,7 @@ describe('hostctl docs against the sandbox', () => {
     expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/docs', query: '' }]);
   });
 
-  it('--open and --operations together: exit 2', async () => {
+  test('--open and --operations together: exit 2', async ({ hostctl }) => {
     const r = await hostctl(['docs', '--open', '--operations']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/one at a time/);
@@ -143,27 +139,17 @@ describe('hostctl docs against the sandbox', () => {
 });
 
 describe('hostctl docs --operations against a server with no reference', () => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  let dir: { path: string; cleanup(): void };
-  beforeAll(async () => {
-    server = await startAlt({ limit: 100000 });
-    dir = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    dir?.cleanup();
-  });
-
-  it('a 404 for /docs exits 3 with one message, no stack trace; api <name> says the same, api <path> works', async () => {
+  test('a 404 for /docs exits 3 with one message, no stack trace; api <name> says the same, api <path> works', async ({ alt, config }) => {
+    const server = await alt({ limit: 100000 });
     for (const args of [['docs', '--operations'], ['api', 'listApps'], ['docs', 'diff']]) {
-      const r = await runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+      const r = await runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
       expect(r.code, args.join(' ')).toBe(3);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
         'hostctl: Not found: GET /v1/docs (404): the API serves no reference there, so hostctl cannot read operations from it.\nCall endpoints by path instead, such as: hostctl api /apps\n',
       );
     }
-    const byPath = await runCli(['api', '/teams', '-o', 'tsv'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
+    const byPath = await runCli(['api', '/teams', '-o', 'tsv'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
     expect(byPath.code).toBe(0);
   });
 });

@@ -5,31 +5,15 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { sandboxAdmin, type RunResult, type Sandbox } from '../support/inproc.js';
 import { RESOURCES } from '../../src/resources.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
+const test = cliTest({ sandbox: ['--rate-limit', '1000', '--seed', '5'], runOnSandbox: true });
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1000', '--seed', '5']);
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-beforeEach(async () => {
-  config?.cleanup();
-  config = tmpDir('hostctl-dry-run-');
+test.beforeEach(async ({ sandbox }) => {
   await sandboxAdmin(sandbox).clearRequests();
-});
-
-const env = (extra: Record<string, string | undefined> = {}) => ({
-  HOSTCTL_BASE_URL: sandbox.baseUrl,
-  HOSTCTL_TOKEN: sandbox.token,
-  HOSTCTL_CONFIG_DIR: config.path,
-  ...extra,
 });
 
 /** Every file under the config dir with its bytes: what a run left behind. */
@@ -62,80 +46,80 @@ function recorded(r: RunResult): Recorded[] {
     .map((l) => JSON.parse(l) as Recorded);
 }
 
-const masked = () => `Bearer ****${sandbox.token.slice(-4)}`;
+const masked = (sandbox: Sandbox) => `Bearer ****${sandbox.token.slice(-4)}`;
 
 describe('--dry-run', () => {
-  it('prints the request as a line of text, token masked; nothing sent, the budget file unchanged', async () => {
+  test('prints the request as a line of text, token masked; nothing sent, the budget file unchanged', async ({ hostctl, sandbox, config }) => {
     // A real run first, so that the budget file exists and has something to lose.
-    expect((await runCli(['apps', 'list', '--json'], { env: env() })).code).toBe(0);
+    expect((await hostctl(['apps', 'list', '--json'])).code).toBe(0);
     const before = snapshot(config.path);
     expect(Object.keys(before).some((p) => p.includes(`${join('budget', '')}`))).toBe(true);
     await sandboxAdmin(sandbox).clearRequests();
 
-    const r = await runCli(['apps', 'list', '--dry-run'], { env: env() });
+    const r = await hostctl(['apps', 'list', '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(`GET ${sandbox.baseUrl}/apps -H 'accept: application/json' -H 'user-agent: ${/user-agent: ([^']+)/.exec(r.stdout)?.[1]}' -H 'authorization: ${masked()}'\n`);
+    expect(r.stdout).toBe(`GET ${sandbox.baseUrl}/apps -H 'accept: application/json' -H 'user-agent: ${/user-agent: ([^']+)/.exec(r.stdout)?.[1]}' -H 'authorization: ${masked(sandbox)}'\n`);
     expect(r.stdout).not.toContain(sandbox.token);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
     expect(snapshot(config.path)).toEqual(before);
   });
 
-  it('--json: one JSON object per request; every resource command (list, get, wait) sends nothing', async () => {
+  test('--json: one JSON object per request; every resource command (list, get, wait) sends nothing', async ({ hostctl, sandbox }) => {
     for (const r of RESOURCES) {
       const id = r.prefix ? `${r.prefix}dryrun001` : 'dryrun001';
-      const list = recorded(await runCli([r.name, 'list', '--dry-run', '--json'], { env: env() }));
-      expect(list).toEqual([{ method: 'GET', url: `${sandbox.baseUrl}${r.path}`, headers: expect.objectContaining({ authorization: masked(), accept: 'application/json' }) as unknown }]);
-      const get = recorded(await runCli([r.name, 'get', id, '--dry-run', '-o', 'ndjson'], { env: env() }));
+      const list = recorded(await hostctl([r.name, 'list', '--dry-run', '--json']));
+      expect(list).toEqual([{ method: 'GET', url: `${sandbox.baseUrl}${r.path}`, headers: expect.objectContaining({ authorization: masked(sandbox), accept: 'application/json' }) as unknown }]);
+      const get = recorded(await hostctl([r.name, 'get', id, '--dry-run', '-o', 'ndjson']));
       expect(get).toHaveLength(1);
       expect(new URL(get[0]?.url ?? '').searchParams.getAll('publicId[]')).toEqual([id]);
-      const wait = recorded(await runCli([r.name, 'wait', id, '--for', 'status=running', '--dry-run', '--json'], { env: env() }));
+      const wait = recorded(await hostctl([r.name, 'wait', id, '--for', 'status=running', '--dry-run', '--json']));
       expect(wait[0]?.then).toMatch(/again every round/);
     }
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 
-  it('where later requests depend on the answer (--all, a relation walk), prints the first and says so', async () => {
-    const all = await runCli(['apps', 'list', '--all', '--dry-run'], { env: env() });
+  test('where later requests depend on the answer (--all, a relation walk), prints the first and says so', async ({ hostctl, sandbox }) => {
+    const all = await hostctl(['apps', 'list', '--all', '--dry-run']);
     expect(all.code).toBe(0);
     expect(all.stdout.trimEnd().split('\n')).toHaveLength(1);
     expect(all.stderr).toBe('hostctl: dry run: only the first request is shown; then the next pages, which depend on what each answer says.\n');
-    const walk = recorded(await runCli(['environments', 'list', '--app', 'ap-dryrun001', '--dry-run', '--json'], { env: env() }));
+    const walk = recorded(await hostctl(['environments', 'list', '--app', 'ap-dryrun001', '--dry-run', '--json']));
     expect(walk).toHaveLength(1);
     expect(walk[0]?.then).toMatch(/next pages/);
-    const many = recorded(await runCli(['apps', 'get', 'ap-dryrun001', 'ap-dryrun002', '--dry-run', '--json'], { env: env() }));
+    const many = recorded(await hostctl(['apps', 'get', 'ap-dryrun001', 'ap-dryrun002', '--dry-run', '--json']));
     expect(new URL(many[0]?.url ?? '').searchParams.getAll('publicId[]')).toEqual(['ap-dryrun001', 'ap-dryrun002']);
     expect(many[0]?.then).toBeUndefined();
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 
-  it('api: method, URL, headers and body as they would go out', async () => {
-    const [req] = recorded(await runCli(['api', '/apps', '-X', 'POST', '-f', 'name=dry', '-H', 'X-Trace: 7', '--dry-run', '--json'], { env: env() }));
+  test('api: method, URL, headers and body as they would go out', async ({ hostctl, sandbox }) => {
+    const [req] = recorded(await hostctl(['api', '/apps', '-X', 'POST', '-f', 'name=dry', '-H', 'X-Trace: 7', '--dry-run', '--json']));
     expect(req).toEqual({
       method: 'POST',
       url: `${sandbox.baseUrl}/apps`,
-      headers: expect.objectContaining({ authorization: masked(), 'content-type': 'application/json', 'x-trace': '7' }) as unknown,
+      headers: expect.objectContaining({ authorization: masked(sandbox), 'content-type': 'application/json', 'x-trace': '7' }) as unknown,
       body: '{"name":"dry"}',
     });
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 
-  it('no token: still prints the request, as Bearer <none>, and says a real run would stop', async () => {
-    const r = await runCli(['apps', 'list', '--dry-run'], { env: env({ HOSTCTL_TOKEN: undefined }) });
+  test('no token: still prints the request, as Bearer <none>, and says a real run would stop', async ({ hostctl }) => {
+    const r = await hostctl(['apps', 'list', '--dry-run'], { HOSTCTL_TOKEN: undefined });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("-H 'authorization: Bearer <none>'");
     expect(r.stderr).toMatch(/^hostctl: warning: dry run without a token: .*exit 4\)\.\n$/);
   });
 
-  it('a token marked rejected: printed masked (nothing is sent), with a warning; the real run still refuses', async () => {
+  test('a token marked rejected: printed masked (nothing is sent), with a warning; the real run still refuses', async ({ hostctl, sandbox }) => {
     const bad = 'hct_dry_rejected_token_4242';
-    expect((await runCli(['apps', 'list'], { env: env({ HOSTCTL_TOKEN: bad }) })).code).toBe(4);
+    expect((await hostctl(['apps', 'list'], { HOSTCTL_TOKEN: bad })).code).toBe(4);
     await sandboxAdmin(sandbox).clearRequests();
-    const r = await runCli(['apps', 'list', '--dry-run', '--json'], { env: env({ HOSTCTL_TOKEN: bad }) });
+    const r = await hostctl(['apps', 'list', '--dry-run', '--json'], { HOSTCTL_TOKEN: bad });
     expect(recorded(r)[0]?.headers.authorization).toBe('Bearer ****4242');
     expect(JSON.parse(r.stderr)).toEqual({ warning: { message: expect.stringMatching(/rejected this token .*exit 4/) as unknown } });
     expect(r.stdout + r.stderr).not.toContain(bad);
-    expect((await runCli(['apps', 'list'], { env: env({ HOSTCTL_TOKEN: bad }) })).code).toBe(4);
+    expect((await hostctl(['apps', 'list'], { HOSTCTL_TOKEN: bad })).code).toBe(4);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 });

@@ -3,48 +3,28 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startAlt, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
-import { closedPort, expectCleanFailure, NO_PROXY_ENV } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { sandboxAdmin } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
+import { closedPort, expectCleanFailure } from '../support/hostile-server.js';
 import { fingerprint } from '../../src/auth/token.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-let home: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1000']);
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-beforeEach(() => {
-  config = tmpDir('hostctl-first-config-');
-  home = tmpDir('hostctl-first-home-');
-});
-afterEach(() => {
-  config.cleanup();
-  home.cleanup();
-});
-
-function hostctl(args: string[], env: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
-  return runCli(args, { input, env: { ...NO_PROXY_ENV, HOME: home.path, HOSTCTL_CONFIG_DIR: config.path, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, ...env } });
-}
+const test = cliTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true });
 
 describe('not found', () => {
-  it('get of an ID the API did not return: "hostctl: not found", and the command that lists what exists', async () => {
+  test('get of an ID the API did not return: "hostctl: not found", and the command that lists what exists', async ({ hostctl }) => {
     const r = await hostctl(['apps', 'get', 'ap-0000000000']);
     expect(r.code).toBe(3);
     expect(r.stderr).toBe('hostctl: not found: ap-0000000000\nRun "hostctl apps list" to see the apps this token can see.\n');
   });
 
-  it('wait for an ID the API did not return names the list command too', async () => {
+  test('wait for an ID the API did not return names the list command too', async ({ hostctl }) => {
     const r = await hostctl(['apps', 'wait', 'ap-0000000000', '--for', 'status=running']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/Check the IDs with "hostctl apps list"\./);
   });
 
-  it('a 404 names the real list command, with one full stop after what the server said', async () => {
+  test('a 404 names the real list command, with one full stop after what the server said', async ({ hostctl }) => {
     const r = await hostctl(['api', '/environments/en-0000000000/deployments']);
     expect(r.code).toBe(3);
     expect(r.stderr).not.toMatch(/\.["”]?\./);
@@ -55,7 +35,7 @@ describe('not found', () => {
     expect(other.stderr).toMatch(/"hostctl docs --operations" lists the paths/);
   });
 
-  it('an ID of the wrong prefix is exit 2 with nothing sent; one of the right prefix goes to the API', async () => {
+  test('an ID of the wrong prefix is exit 2 with nothing sent; one of the right prefix goes to the API', async ({ hostctl, sandbox }) => {
     await sandboxAdmin(sandbox).clearRequests();
     expect((await hostctl(['apps', 'get', 'en-xyz'])).code).toBe(2);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
@@ -65,7 +45,7 @@ describe('not found', () => {
 });
 
 describe('a stopped server', () => {
-  it('names where the base URL came from: the profile, the environment, the flag', async () => {
+  test('names where the base URL came from: the profile, the environment, the flag', async ({ hostctl, sandbox, config }) => {
     const port = await closedPort();
     const url = `http://127.0.0.1:${port}/v1`;
     writeFileSync(join(config.path, 'config.json'), JSON.stringify({ profiles: { staging: { baseUrl: url } } }));
@@ -80,7 +60,7 @@ describe('a stopped server', () => {
 });
 
 describe('the base URL', () => {
-  it('a wrong scheme: "uses ftp:, not https:"', async () => {
+  test('a wrong scheme: "uses ftp:, not https:"', async ({ hostctl }) => {
     const r = await hostctl(['teams', 'list', '--base-url', 'ftp://127.0.0.1/v1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^hostctl: The base URL from --base-url uses ftp:, not https:/);
@@ -88,20 +68,16 @@ describe('the base URL', () => {
 });
 
 describe('another server', () => {
-  it('a 404 there names the list command too', async () => {
-    const alt = await startAlt();
-    try {
-      const r = await hostctl(['api', '/apps/ap-0000000000'], { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token });
-      expect(r.code).toBe(3);
-      expect(r.stderr).toMatch(/"hostctl apps list" shows the apps this token can see\./);
-    } finally {
-      await alt.stop();
-    }
+  test('a 404 there names the list command too', async ({ hostctl, alt }) => {
+    const server = await alt();
+    const r = await hostctl(['api', '/apps/ap-0000000000'], { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/"hostctl apps list" shows the apps this token can see\./);
   });
 });
 
 describe('an option given an empty value', () => {
-  it('is a usage error naming the option, for global and command options, before or after the command; nothing sent', async () => {
+  test('is a usage error naming the option, for global and command options, before or after the command; nothing sent', async ({ hostctl, sandbox }) => {
     await sandboxAdmin(sandbox).clearRequests();
     const cases: [string[], string][] = [
       [['--base-url', '', 'auth', 'status'], '--base-url'],
@@ -122,9 +98,9 @@ describe('an option given an empty value', () => {
 });
 
 describe('a token kept with --insecure-storage', () => {
-  it('is warned of at login and by auth status, -q included; -q silences it elsewhere', async () => {
+  test('is warned of at login and by auth status, -q included; -q silences it elsewhere', async ({ hostctl, sandbox }) => {
     const env = { HOSTCTL_BASE_URL: undefined, HOSTCTL_TOKEN: undefined };
-    const login = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl, '-q'], env, sandbox.token);
+    const login = await hostctl(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', sandbox.baseUrl, '-q'], env, { input: sandbox.token });
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr).toMatch(/clear text/);
     const status = await hostctl(['auth', 'status', '-q'], env);
@@ -139,7 +115,7 @@ describe('a token kept with --insecure-storage', () => {
 });
 
 describe('rate-limit with no readable token', () => {
-  it('sends nothing and exits 0, showing the last state of the tokens seen here; --refresh still needs the token', async () => {
+  test('sends nothing and exits 0, showing the last state of the tokens seen here; --refresh still needs the token', async ({ hostctl, sandbox, config }) => {
     expect((await hostctl(['teams', 'list'])).code).toBe(0);
     writeFileSync(join(config.path, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: sandbox.baseUrl, storage: 'keychain' } } }));
     const env = { HOSTCTL_TOKEN: undefined, HOSTCTL_BASE_URL: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
@@ -156,7 +132,7 @@ describe('rate-limit with no readable token', () => {
 });
 
 describe('relation filters: one rule for all', () => {
-  it('a name hostctl has seen, given for --team or --app, is refused before any request, naming the ID', async () => {
+  test('a name hostctl has seen, given for --team or --app, is refused before any request, naming the ID', async ({ hostctl, sandbox }) => {
     const teams = JSON.parse((await hostctl(['teams', 'list', '--json'])).stdout) as { publicId: string; name: string }[];
     const apps = JSON.parse((await hostctl(['apps', 'list', '--json'])).stdout) as { publicId: string; name: string }[];
     const team = teams[0];
@@ -171,7 +147,7 @@ describe('relation filters: one rule for all', () => {
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 
-  it('a filter that matched nothing says so on stderr, in every format', async () => {
+  test('a filter that matched nothing says so on stderr, in every format', async ({ hostctl }) => {
     for (const format of ['tsv', 'json']) {
       const r = await hostctl(['apps', 'list', '--team', 'te-nosuchteam', '-o', format]);
       expect(r.code).toBe(0);
@@ -180,19 +156,15 @@ describe('relation filters: one rule for all', () => {
     }
   });
 
-  it('before a walk that must wait for the budget: one line, how many requests and about how long', async () => {
-    const small = await startSandbox(['--rate-limit', '4', '--page-size', '10']);
-    try {
-      const env = { HOSTCTL_BASE_URL: small.baseUrl, HOSTCTL_TOKEN: small.token };
-      // The IDs seen before say how big the collection is.
-      expect((await hostctl(['apps', 'list', '--all', '-o', 'tsv', '--max-wait', '3600'], env)).code).toBe(0);
-      const r = await hostctl(['apps', 'list', '--team', 'te-nosuchteam', '-o', 'tsv', '--max-wait', '3600'], env);
-      expect(r.code, r.stderr).toBe(0);
-      const lines = r.stderr.split('\n').filter((l) => /will wait/.test(l));
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^Filter --team te-nosuchteam: about \d+ more requests to walk apps; the budget has [0-3] left, so this will wait about \d+s\.$/);
-    } finally {
-      await small.stop();
-    }
+  test('before a walk that must wait for the budget: one line, how many requests and about how long', async ({ hostctl, sandboxes }) => {
+    const small = await sandboxes(['--rate-limit', '4', '--page-size', '10']);
+    const env = { HOSTCTL_BASE_URL: small.baseUrl, HOSTCTL_TOKEN: small.token };
+    // The IDs seen before say how big the collection is.
+    expect((await hostctl(['apps', 'list', '--all', '-o', 'tsv', '--max-wait', '3600'], env)).code).toBe(0);
+    const r = await hostctl(['apps', 'list', '--team', 'te-nosuchteam', '-o', 'tsv', '--max-wait', '3600'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n').filter((l) => /will wait/.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Filter --team te-nosuchteam: about \d+ more requests to walk apps; the budget has [0-3] left, so this will wait about \d+s\.$/);
   });
 });

@@ -2,11 +2,14 @@
 // groups without a subcommand, the singular aliases and `view`, `hostctl version`, and the
 // first example of `hostctl --help` pasted into a real bash.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
+import { ROOT, runCli } from '../support/inproc.js';
 import { HELP_TOPICS } from '../../src/help/names.js';
+
+const test = cliTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true });
 
 /** The topics the contract names (cli-contract.md, "hostctl help [command|topic]"), not read from src/. */
 const TOPICS = ['environment', 'exit-codes', 'formatting', 'rate-limit', 'sandbox', 'accessibility'];
@@ -108,20 +111,7 @@ describe('hostctl version', () => {
 });
 
 describe('singular nouns and view, against the sandbox', () => {
-  let sandbox: Sandbox;
-  let config: { path: string; cleanup(): void };
-  const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path });
-
-  beforeAll(async () => {
-    sandbox = await startSandbox(['--rate-limit', '1000']);
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await sandbox.stop();
-    config.cleanup();
-  });
-
-  it.each([
+  test.for<[string, string]>([
     ['app', 'apps'],
     ['env', 'environments'],
     ['environment', 'environments'],
@@ -130,19 +120,19 @@ describe('singular nouns and view, against the sandbox', () => {
     ['team', 'teams'],
     ['person', 'people'],
     ['payment-method', 'payment-methods'],
-  ])('%s list is %s list', async (alias, name) => {
-    const a = await runCli([alias, 'list', '--limit', '3', '-o', 'tsv'], { env: env() });
-    const b = await runCli([name, 'list', '--limit', '3', '-o', 'tsv'], { env: env() });
+  ])('%s list is %s list', async ([alias, name], { hostctl }) => {
+    const a = await hostctl([alias, 'list', '--limit', '3', '-o', 'tsv']);
+    const b = await hostctl([name, 'list', '--limit', '3', '-o', 'tsv']);
     expect(a.code).toBe(0);
     expect(a.stdout.trim().split('\n')).toHaveLength(3);
     expect(a).toEqual(b);
   });
 
-  it('view is get', async () => {
-    const ids = (await runCli(['apps', 'list', '--limit', '2', '-o', 'tsv', '--fields', 'publicId'], { env: env() })).stdout.trim().split('\n');
-    const viewed = await runCli(['app', 'view', ...ids, '--json'], { env: env() });
+  test('view is get', async ({ hostctl }) => {
+    const ids = (await hostctl(['apps', 'list', '--limit', '2', '-o', 'tsv', '--fields', 'publicId'])).stdout.trim().split('\n');
+    const viewed = await hostctl(['app', 'view', ...ids, '--json']);
     expect(viewed.code).toBe(0);
-    expect(viewed).toEqual(await runCli(['apps', 'get', ...ids, '--json'], { env: env() }));
+    expect(viewed).toEqual(await hostctl(['apps', 'get', ...ids, '--json']));
     expect((JSON.parse(viewed.stdout) as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
   });
 });

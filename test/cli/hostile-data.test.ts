@@ -4,10 +4,11 @@
 // and tsv output carry nothing a terminal would act on and stay aligned; JSON output is
 // exactly what the server stored. The output layer's property test: test/unit/output-property.test.ts.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import stringWidth from 'string-width';
-import { runCli, runInPty, tmpDir } from '../support/inproc.js';
-import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
+import { runCli, runInPty } from '../support/inproc.js';
+import { platformOf } from '../support/servers.js';
 
 // C0 and C1 controls (ESC, BEL, CSI U+009B, OSC U+009D… included), DEL, and the bidi
 // controls, but for the line structure each format writes itself.
@@ -27,27 +28,21 @@ const HOSTILE: { publicId: string; name: string }[] = [
 const IDS = HOSTILE.map((o) => o.publicId);
 const STATUS = 'fine';
 
-let server: PlatformServer;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  server = await startSandboxServer();
-  config = tmpDir('hostctl-hostile-');
-  await server.plant(
-    'apps',
-    HOSTILE.map((o) => ({ ...o, status: STATUS, region: 'eu\u001b[5mblink', team: 'te-hostile' })),
-  );
-  await server.plant('apps', [{ publicId: 'ap-hostile-proto', name: '__proto__', status: 'constructor', region: 'toString' }]);
-});
-afterAll(async () => {
-  await server?.stop();
-  config?.cleanup();
-});
-
-const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
+// The file's sandbox, with the hostile objects planted once.
+const test = cliTest()
+  .extend('server', { scope: 'file' }, async ({ sandbox }) => {
+    const server = platformOf(sandbox);
+    await server.plant(
+      'apps',
+      HOSTILE.map((o) => ({ ...o, status: STATUS, region: 'eu\u001b[5mblink', team: 'te-hostile' })),
+    );
+    await server.plant('apps', [{ publicId: 'ap-hostile-proto', name: '__proto__', status: 'constructor', region: 'toString' }]);
+    return server;
+  })
+  .extend('env', ({ server, config }) => () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path }));
 
 describe('hostile names', () => {
-  it('json: exactly what the server stored, every control character escaped', async () => {
+  test('json: exactly what the server stored, every control character escaped', async ({ env, server }) => {
     const r = await runCli(['apps', 'get', ...IDS, '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(UNSAFE_BUT_NEWLINE);
@@ -59,7 +54,7 @@ describe('hostile names', () => {
     expect((JSON.parse(r.stdout) as { name: string }[]).map((o) => o.name)).toEqual(HOSTILE.map((o) => o.name));
   });
 
-  it('tsv: no control byte but its own tabs and newlines; one line and the same number of cells per object', async () => {
+  test('tsv: no control byte but its own tabs and newlines; one line and the same number of cells per object', async ({ env }) => {
     const r = await runCli(['apps', 'get', ...IDS, '-o', 'tsv'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(UNSAFE_BUT_TAB_NEWLINE);
@@ -81,7 +76,7 @@ describe('hostile names', () => {
   });
 
   for (const columns of [80, 43]) {
-    it(`table on a ${columns}-column terminal: nothing a terminal acts on, every line fits, columns aligned`, async () => {
+    test(`table on a ${columns}-column terminal: nothing a terminal acts on, every line fits, columns aligned`, async ({ env }) => {
       // -q: no spinner and no colour, so every byte the terminal receives is the table's.
       const r = await runInPty(['apps', 'get', ...IDS, '-q', '--fields', 'publicId,name,status'], { env: env(), columns });
       expect(r.code, r.stdout).toBe(0);
@@ -110,7 +105,7 @@ describe('hostile names', () => {
     });
   }
 
-  it('table with the default columns: no control byte, fits the width', async () => {
+  test('table with the default columns: no control byte, fits the width', async ({ env }) => {
     const r = await runInPty(['apps', 'get', ...IDS, '-q'], { env: env(), columns: 100 });
     expect(r.code, r.stdout).toBe(0);
     const text = r.stdout.replace(/\r\n/g, '\n');
@@ -120,7 +115,7 @@ describe('hostile names', () => {
     for (const line of text.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(100);
   });
 
-  it('a status named like a member of Object.prototype ("constructor") is plain text, in colour too', async () => {
+  test('a status named like a member of Object.prototype ("constructor") is plain text, in colour too', async ({ env }) => {
     const r = await runInPty(['apps', 'get', 'ap-hostile-proto'], { env: { ...env(), FORCE_COLOR: '1' }, columns: 80 });
     expect(r.code, r.stdout).toBe(0);
     // One object on a terminal: the detail view.
@@ -133,7 +128,7 @@ describe('hostile names', () => {
     expect(list.stdout.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')).toMatch(/ap-hostile-proto +__proto__ +constructor +toString/);
   });
 
-  it('the error path too: a hostile ID typed by the user is shown harmlessly', async () => {
+  test('the error path too: a hostile ID typed by the user is shown harmlessly', async ({ env }) => {
     const r = await runCli(['apps', 'get', 'ap-\u001b]0;pwned\u0007'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(UNSAFE_BUT_NEWLINE);

@@ -2,24 +2,14 @@
 // of a walk over one connection. undici's default margin (2 s before the hint) dropped
 // the connection after each answer: one TCP connect per page.
 
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, tmpDir } from '../support/inproc.js';
-import { startAltServer } from '../support/alt-server.js';
+import { expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { runCli } from '../support/inproc.js';
 
-let server: Awaited<ReturnType<typeof startAltServer>>;
-let config: { path: string; cleanup(): void };
+const test = cliTest();
 
-beforeAll(async () => {
-  config = tmpDir('hostctl-keepalive-');
-  server = await startAltServer({ limit: 10_000, pageSize: 5, keepAliveSeconds: 2 });
-});
-
-afterAll(async () => {
-  await server?.close();
-  config?.cleanup();
-});
-
-it('walks every page over one connection when the server keeps idle connections for 2 s', async () => {
+test('walks every page over one connection when the server keeps idle connections for 2 s', async ({ alt, config }) => {
+  const { alt: server } = await alt({ limit: 10_000, pageSize: 5, keepAliveSeconds: 2 });
   const before = server.connections;
   const r = await runCli(['apps', 'list', '--all', '-o', 'ndjson'], {
     env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path },
@@ -31,16 +21,12 @@ it('walks every page over one connection when the server keeps idle connections 
   expect(server.connections - before).toBe(1);
 });
 
-it('opens a new connection for each request when the server keeps idle ones for only 1 s (the 1 s margin)', async () => {
-  const brief = await startAltServer({ limit: 10_000, pageSize: 20, keepAliveSeconds: 1 });
-  try {
-    const r = await runCli(['apps', 'list', '--all', '-o', 'ndjson'], {
-      env: { HOSTCTL_BASE_URL: brief.baseUrl, HOSTCTL_TOKEN: brief.token, HOSTCTL_CONFIG_DIR: config.path },
-    });
-    expect(r.code).toBe(0);
-    expect(brief.requests.length).toBeGreaterThanOrEqual(3);
-    expect(brief.connections).toBe(brief.requests.length);
-  } finally {
-    await brief.close();
-  }
+test('opens a new connection for each request when the server keeps idle ones for only 1 s (the 1 s margin)', async ({ alt, config }) => {
+  const { alt: brief } = await alt({ limit: 10_000, pageSize: 20, keepAliveSeconds: 1 });
+  const r = await runCli(['apps', 'list', '--all', '-o', 'ndjson'], {
+    env: { HOSTCTL_BASE_URL: brief.baseUrl, HOSTCTL_TOKEN: brief.token, HOSTCTL_CONFIG_DIR: config.path },
+  });
+  expect(r.code).toBe(0);
+  expect(brief.requests.length).toBeGreaterThanOrEqual(3);
+  expect(brief.connections).toBe(brief.requests.length);
 });

@@ -3,11 +3,11 @@
 // 600 s), so the remaining count is exactly the limit minus the requests it logged. Each
 // test has a sandbox and a config dir of its own, and makes the requests it counts.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
-import { startSandboxServer, type PlatformServer } from '../support/inproc.js';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { platformOf } from '../support/servers.js';
 
 const LIMIT = 50;
 const RATE_LINE = /^Rate limit: (\d+)\/(\d+) requests left, resets in (\d+)s(?: \(this command: \d+ requests?\))?$/m;
@@ -20,23 +20,12 @@ interface Report {
   seenAt: string | null;
 }
 
+const test = cliTest()
+  .extend('server', async ({ sandboxes }) => platformOf(await sandboxes(['--rate-limit', String(LIMIT), '--window', '600'])))
+  .extend('runEnv', ({ server }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token }));
+
 describe('hostctl rate-limit against the sandbox', () => {
-  let server: PlatformServer;
-  let dir: { path: string; cleanup(): void };
-
-  const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
-
-  beforeEach(async () => {
-    server = await startSandboxServer(['--rate-limit', String(LIMIT), '--window', '600']);
-    dir = tmpDir();
-  });
-  afterEach(async () => {
-    await server?.stop();
-    dir?.cleanup();
-  });
-
-  it('with no state yet: says so, suggests --refresh, exit 0, no request', async () => {
+  test('with no state yet: says so, suggests --refresh, exit 0, no request', async ({ hostctl, server }) => {
     const text = await hostctl(['rate-limit', '-o', 'table']);
     expect(text.code).toBe(0);
     expect(text.stdout).toBe('Rate limit: unknown (no response seen yet for this token)\n');
@@ -47,7 +36,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('after a command, shows the state that command saw, in the -R line format, with no request', async () => {
+  test('after a command, shows the state that command saw, in the -R line format, with no request', async ({ hostctl, server }) => {
     const list = await hostctl(['apps', 'list', '--limit', '1', '-R']);
     expect(list.code).toBe(0);
     const seen = RATE_LINE.exec(list.stderr);
@@ -70,7 +59,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(await server.requests()).toHaveLength(1);
   });
 
-  it('--refresh spends exactly one request and shows what it brought', async () => {
+  test('--refresh spends exactly one request and shows what it brought', async ({ hostctl, server }) => {
     expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     await server.clearRequests();
     const r = await hostctl(['rate-limit', '--refresh', '--json']);
@@ -79,7 +68,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(await server.requests()).toHaveLength(1);
   });
 
-  it('piped: one tsv row; -R on rate-limit itself agrees', async () => {
+  test('piped: one tsv row; -R on rate-limit itself agrees', async ({ hostctl }) => {
     for (let i = 0; i < 2; i++) expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     const r = await hostctl(['rate-limit', '-R']);
     expect(r.code).toBe(0);
@@ -90,7 +79,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(RATE_LINE.exec(r.stderr)?.slice(1, 3)).toEqual([String(LIMIT - 2), String(LIMIT)]);
   });
 
-  it('the state is kept per token: another token has none', async () => {
+  test('the state is kept per token: another token has none', async ({ hostctl, server }) => {
     expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     expect(JSON.parse((await hostctl(['rate-limit', '--json'])).stdout)).toMatchObject({ remaining: LIMIT - 1 });
     const res = await fetch(`${new URL(server.baseUrl).origin}/_sandbox/tokens`, {
@@ -103,8 +92,8 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ remaining: null });
   });
 
-  it('a run that learnt nothing but the rate state leaves the state file alone; the rate state moves on', async () => {
-    const state = join(dir.path, 'state.json');
+  test('a run that learnt nothing but the rate state leaves the state file alone; the rate state moves on', async ({ hostctl, config }) => {
+    const state = join(config.path, 'state.json');
     expect((await hostctl(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
     const before = statSync(state);
     const content = readFileSync(state, 'utf8');
@@ -118,7 +107,7 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 2 });
   });
 
-  it('a token the API rejected: exit 4, no request', async () => {
+  test('a token the API rejected: exit 4, no request', async ({ hostctl, server }) => {
     const env = { HOSTCTL_TOKEN: 'hsb_rejected_token' };
     expect((await hostctl(['api', '/apps'], env)).code).toBe(4);
     await server.clearRequests();
@@ -128,8 +117,8 @@ describe('hostctl rate-limit against the sandbox', () => {
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('no token at all: nothing is sent, so no failure (exit 0, saying so); --refresh needs one (exit 4)', async () => {
-    const env = { HOSTCTL_TOKEN: undefined, HOME: dir.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
+  test('no token at all: nothing is sent, so no failure (exit 0, saying so); --refresh needs one (exit 4)', async ({ hostctl, server, config }) => {
+    const env = { HOSTCTL_TOKEN: undefined, HOME: config.path, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' };
     const r = await hostctl(['rate-limit', '-o', 'table'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^No token for this run can be read/);

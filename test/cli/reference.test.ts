@@ -7,12 +7,9 @@
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runCli, runProcess, tmpDir, type RunResult } from '../support/inproc.js';
-import { startHostile } from '../support/hostile-server.js';
-import { startAlt } from '../support/inproc.js';
-
-type Alt = Awaited<ReturnType<typeof startAlt>>;
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { BIN, ROOT, runCli, runProcess } from '../support/inproc.js';
 
 function keptFile(dir: string): string {
   const files = readdirSync(join(dir, 'references'));
@@ -20,44 +17,38 @@ function keptFile(dir: string): string {
   return join(dir, 'references', files[0]!);
 }
 
-describe('the reference of a server whose beta changes between runs', () => {
-  let server: Alt;
-  let dir: { path: string; cleanup(): void };
-  let appId: string;
-  const hostctl = (args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path, ...env } });
-  const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`);
+// Each test has a server (its beta not changed yet) and a config dir of its own.
+const test = cliTest()
+  .extend('server', ({ alt }) => alt({ limit: 100000, reference: 'openapi' }))
+  .extend('runEnv', ({ server }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token }))
+  .extend('appId', async ({ server }) => String((await server.all('apps'))[3]!.publicId))
+  .extend('sent', ({ server }) => async () => (await server.requests()).map((r) => `${r.method} ${r.path}${r.query ? `?${r.query}` : ''}`))
   /** Keeps the server's current reference (docs --refresh), and forgets that request. */
-  const keep = async () => {
+  .extend('keep', ({ hostctl, server }) => async () => {
     expect((await hostctl(['docs', '--refresh'])).code).toBe(0);
     await server.clearRequests();
-  };
-
-  // Each test has a server (its beta not changed yet) and a config dir of its own.
-  beforeEach(async () => {
-    server = await startAlt({ limit: 100000, reference: 'openapi' });
-    dir = tmpDir();
-    appId = String((await server.all('apps'))[3]!.publicId);
-  });
-  afterEach(async () => {
-    await server?.stop();
-    dir?.cleanup();
   });
 
-  it('docs diff with nothing kept: says so, keeps the current reference, exit 0 (also with --exit-status)', async () => {
+// One whose reference is an HTML page.
+const htmlTest = cliTest()
+  .extend('server', ({ alt }) => alt({ limit: 100000, reference: 'html' }))
+  .extend('runEnv', ({ server }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token }));
+
+describe('the reference of a server whose beta changes between runs', () => {
+  test('docs diff with nothing kept: says so, keeps the current reference, exit 0 (also with --exit-status)', async ({ hostctl, server, sent, config }) => {
     await server.clearRequests();
     const r = await hostctl(['docs', 'diff', '--json', '--exit-status']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.stderr).toMatch(/^No reference was kept for http:\/\/127\.0\.0\.1:\d+\/v1 yet, so there is nothing to compare; kept the current one \(4 operations\)/);
     expect(await sent()).toEqual(['GET /v1/docs']);
-    const kept = JSON.parse(readFileSync(keptFile(dir.path), 'utf8')) as { baseUrl: string; hash: string; fetchedAt: number; operations: { operationId: string }[] };
+    const kept = JSON.parse(readFileSync(keptFile(config.path), 'utf8')) as { baseUrl: string; hash: string; fetchedAt: number; operations: { operationId: string }[] };
     expect(kept.baseUrl).toBe(server.baseUrl);
     expect(kept.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(kept.operations.map((o) => o.operationId)).toEqual(['listApps', 'createApp', 'deploymentsOfEnvironment', 'listTeams']);
   });
 
-  it('api <operationId> from the kept copy sends only the operation: path parameters filled, the rest as query (GET) or body', async () => {
+  test('api <operationId> from the kept copy sends only the operation: path parameters filled, the rest as query (GET) or body', async ({ hostctl, server, appId, sent, keep }) => {
     const env = String((await server.all('environments'))[0]!.publicId);
     await keep();
     const list = await hostctl(['api', 'listApps', '-f', 'publicId[]=' + appId]);
@@ -72,7 +63,7 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect(server.alt.requests.at(-1)!.body).toBe('{"name":"by-name","replicas":2}');
   });
 
-  it('a missing path parameter, -X against the reference, --paginate of a POST: exit 2 naming it, nothing sent', async () => {
+  test('a missing path parameter, -X against the reference, --paginate of a POST: exit 2 naming it, nothing sent', async ({ hostctl, sent, keep }) => {
     await keep();
     const missing = await hostctl(['api', 'deploymentsOfEnvironment']);
     expect(missing.code).toBe(2);
@@ -85,7 +76,7 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect(await sent()).toEqual([]);
   });
 
-  it('an unknown name: one request for the reference, then exit 2 with the closest names', async () => {
+  test('an unknown name: one request for the reference, then exit 2 with the closest names', async ({ hostctl, sent, keep }) => {
     await keep();
     const r = await hostctl(['api', 'listApp']);
     expect(r.code).toBe(2);
@@ -96,9 +87,9 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect(await sent()).toEqual(['GET /v1/docs']);
   });
 
-  it('after the beta changed: the kept copy still answers, a new name is fetched once, docs diff shows the change', async () => {
+  test('after the beta changed: the kept copy still answers, a new name is fetched once, docs diff shows the change', async ({ hostctl, server, appId, sent, keep, config }) => {
     await keep();
-    const before = readFileSync(keptFile(dir.path), 'utf8');
+    const before = readFileSync(keptFile(config.path), 'utf8');
     server.alt.evolveReference();
     await server.clearRequests();
 
@@ -108,12 +99,12 @@ describe('the reference of a server whose beta changes between runs', () => {
     const completion = await hostctl(['__complete', 'api', 'list']);
     expect(completion.stdout).toBe('listApps\tGET /apps\nlistTeams\tGET /teams\n');
     // Through the shipped bash script too, with a `hostctl` on PATH.
-    const bin = join(dir.path, 'bin');
+    const bin = join(config.path, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'hostctl'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
     const script = `source '${join(ROOT, 'completions', 'hostctl.bash')}'; COMP_WORDS=(hostctl api cr); COMP_CWORD=2; _hostctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const bash = await runProcess('bash', ['--norc', '-c', script], {
-      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: dir.path },
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: config.path },
     });
     expect(bash.stdout).toBe('createApp\n');
     expect(await sent()).toEqual([]);
@@ -129,7 +120,7 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect((await hostctl(['__complete', 'api', 'fe'])).stdout).toBe('fetchApp\tGET /apps/{app_id}\n');
 
     // docs diff against the copy kept before the change.
-    writeFileSync(keptFile(dir.path), before);
+    writeFileSync(keptFile(config.path), before);
     await server.clearRequests();
     const diff = await hostctl(['docs', 'diff', '--json']);
     expect(diff.code).toBe(0);
@@ -147,7 +138,7 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect(again.stderr).toMatch(/^No operation changed since the copy kept at /);
 
     // --exit-status makes a change exit 1, with the rows as tsv and no error message.
-    writeFileSync(keptFile(dir.path), before);
+    writeFileSync(keptFile(config.path), before);
     const ci = await hostctl(['docs', 'diff', '--exit-status', '-o', 'tsv', '-q']);
     expect(ci).toEqual({
       code: 1,
@@ -156,9 +147,9 @@ describe('the reference of a server whose beta changes between runs', () => {
     });
   });
 
-  it('a kept copy older than a day is fetched again before it is used', async () => {
+  test('a kept copy older than a day is fetched again before it is used', async ({ hostctl, server, appId, sent, keep, config }) => {
     await keep();
-    const file = keptFile(dir.path);
+    const file = keptFile(config.path);
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { fetchedAt: number };
     writeFileSync(file, JSON.stringify({ ...kept, fetchedAt: kept.fetchedAt - 25 * 60 * 60 * 1000 }));
     await server.clearRequests();
@@ -167,7 +158,7 @@ describe('the reference of a server whose beta changes between runs', () => {
     expect(await sent()).toEqual(['GET /v1/docs', `GET /v1/apps?publicId[]=${appId}`, `GET /v1/apps?publicId[]=${appId}`]);
   });
 
-  it('docs --refresh fetches it now and keeps it; docs --operations then sends nothing', async () => {
+  test('docs --refresh fetches it now and keeps it; docs --operations then sends nothing', async ({ hostctl, server, sent }) => {
     server.alt.evolveReference();
     await server.clearRequests();
     const r = await hostctl(['docs', '--refresh']);
@@ -181,21 +172,7 @@ describe('the reference of a server whose beta changes between runs', () => {
 });
 
 describe('a server whose reference is an HTML page only', () => {
-  let server: Alt;
-  let dir: { path: string; cleanup(): void };
-  const hostctl = (args: string[]): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dir.path } });
-
-  beforeAll(async () => {
-    server = await startAlt({ limit: 100000, reference: 'html' });
-    dir = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    dir?.cleanup();
-  });
-
-  it('api <name>, docs --operations and docs diff say so in one sentence with the next step; api <path> works', async () => {
+  htmlTest('api <name>, docs --operations and docs diff say so in one sentence with the next step; api <path> works', async ({ hostctl, server, config }) => {
     const sentence = new RegExp(
       `^hostctl: The reference at ${server.baseUrl.replace(/[.]/g, '\\.')}/docs is a web page \\(text/html\\), not OpenAPI, so hostctl cannot read operations from it\\.\\nRead it with "hostctl docs --open", and call endpoints by path: hostctl api /apps\\n$`,
     );
@@ -217,14 +194,14 @@ describe('a server whose reference is an HTML page only', () => {
     expect(byPath.code).toBe(0);
     expect(byPath.stdout.split('\n')).toHaveLength(26);
     // Nothing unusable is kept, and completion still offers the paths.
-    expect(() => readdirSync(join(dir.path, 'references'))).toThrow();
-    const completion = await runCli(['__complete', 'api', '/a'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: dir.path } });
+    expect(() => readdirSync(join(config.path, 'references'))).toThrow();
+    const completion = await runCli(['__complete', 'api', '/a'], { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_CONFIG_DIR: config.path } });
     expect(completion.stdout).toBe('/apps\tApps\n');
   });
 });
 
 describe('a hostile reference', () => {
-  it('its names and paths reach stderr and completion without control sequences', async () => {
+  test('its names and paths reach stderr and completion without control sequences', async ({ hostile, config }) => {
     const evil = '\u001b]0;pwned\u0007\u001b[31m';
     const doc = JSON.stringify({
       openapi: '3.1.0',
@@ -233,26 +210,20 @@ describe('a hostile reference', () => {
         '/apps': { get: { operationId: `listApps${evil}` } },
       },
     });
-    const server = await startHostile((_req, res) => {
+    const server = await hostile((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(doc);
     });
-    const dir = tmpDir();
-    try {
-      const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hostile-reference-token', HOSTCTL_CONFIG_DIR: dir.path };
-      const unknown = await runCli(['api', 'listApp'], { env });
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain('Did you mean listApps?');
-      expect(unknown.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-      const completion = await runCli(['__complete', 'api', ''], { env });
-      expect(completion.stdout).not.toContain('listApps');
-      expect(completion.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-      const ops = await runCli(['docs', '--operations', '-o', 'tsv'], { env });
-      expect(ops.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-      expect(server.seen.map((r) => r.url)).toEqual(['/v1/docs']);
-    } finally {
-      await server.close();
-      dir.cleanup();
-    }
+    const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'hostile-reference-token', HOSTCTL_CONFIG_DIR: config.path };
+    const unknown = await runCli(['api', 'listApp'], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Did you mean listApps?');
+    expect(unknown.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const completion = await runCli(['__complete', 'api', ''], { env });
+    expect(completion.stdout).not.toContain('listApps');
+    expect(completion.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const ops = await runCli(['docs', '--operations', '-o', 'tsv'], { env });
+    expect(ops.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(server.seen.map((r) => r.url)).toEqual(['/v1/docs']);
   });
 });

@@ -7,41 +7,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, startSandbox, tmpDir, type RunResult } from '../support/inproc.js';
-import { behaviours, expectCleanFailure, NO_PROXY_ENV, redirectTo, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { filesContaining } from '../support/inproc.js';
+import { behaviours, expectCleanFailure, redirectTo, type HostileServer } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2e_SECURITY_secret_token_k8d3';
 const REDACTED = `****${TOKEN.slice(-4)}`;
 
-let dirs: { path: string; cleanup(): void }[] = [];
-let servers: HostileServer[] = [];
-let config: string;
-let home: string;
-
-beforeEach(() => {
-  const c = tmpDir('hostctl-sec-config-');
-  const h = tmpDir('hostctl-sec-home-');
-  dirs.push(c, h);
-  config = c.path;
-  home = h.path;
-});
-afterEach(async () => {
-  for (const s of servers) await s.close();
-  for (const d of dirs) d.cleanup();
-  servers = [];
-  dirs = [];
-});
-
-async function server(behaviour: Parameters<typeof startHostile>[0]): Promise<HostileServer> {
-  const s = await startHostile(behaviour);
-  servers.push(s);
-  return s;
-}
-
-function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, ...env } });
-}
+const test = cliTest().extend('runEnv', (): Env => ({ HOSTCTL_TOKEN: TOKEN }));
 
 describe('plain http to a non-loopback host', () => {
   // The evidence that nothing was sent: HTTP_PROXY and HTTPS_PROXY point at a loopback
@@ -49,8 +23,8 @@ describe('plain http to a non-loopback host', () => {
   // The control shows that it would: the same command over https is seen there.
   const proxied = (proxy: HostileServer) => ({ HTTP_PROXY: proxy.origin, HTTPS_PROXY: proxy.origin });
 
-  it('control: with https the request goes out (through the proxy, which refuses the tunnel)', async () => {
-    const proxy = await server(behaviours.ok);
+  test('control: with https the request goes out (through the proxy, which refuses the tunnel)', async ({ hostctl, hostile }) => {
+    const proxy = await hostile(behaviours.ok);
     const r = await hostctl(['apps', 'list', '--base-url', 'https://api.example.invalid/v1'], proxied(proxy));
     expect(r.code).toBe(6);
     expect(proxy.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['CONNECT api.example.invalid:443']);
@@ -58,10 +32,10 @@ describe('plain http to a non-loopback host', () => {
     expect(JSON.stringify(proxy.seen)).not.toContain(TOKEN);
   });
 
-  it('exit 2 before any connection, from --base-url, HOSTCTL_BASE_URL or a profile', async () => {
-    const proxy = await server(behaviours.ok);
+  test('exit 2 before any connection, from --base-url, HOSTCTL_BASE_URL or a profile', async ({ hostctl, hostile, config }) => {
+    const proxy = await hostile(behaviours.ok);
     const url = 'http://api.example.invalid/v1';
-    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { plain: { baseUrl: url } } }));
+    writeFileSync(join(config.path, 'config.json'), JSON.stringify({ profiles: { plain: { baseUrl: url } } }));
     const runs = [
       await hostctl(['apps', 'list', '-v', '--base-url', url], proxied(proxy)),
       await hostctl(['apps', 'list', '-v'], { ...proxied(proxy), HOSTCTL_BASE_URL: url }),
@@ -77,7 +51,7 @@ describe('plain http to a non-loopback host', () => {
     expect(proxy.connections()).toBe(0);
   });
 
-  it('a name that only looks local (*.localhost, 127.x as a label) is not loopback', async () => {
+  test('a name that only looks local (*.localhost, 127.x as a label) is not loopback', async ({ hostctl }) => {
     for (const url of ['http://api.localhost/v1', 'http://127.0.0.1.example.invalid/v1', 'http://localhost.example.invalid/v1']) {
       // config set checks a base URL exactly as a request would, and never connects.
       const r = await hostctl(['config', 'set', 'profiles.default.baseUrl', url]);
@@ -93,9 +67,9 @@ describe('redirects to another origin', () => {
     ['127.0.0.1:A → 127.0.0.1:B', '127.0.0.1'],
     ['127.0.0.1 → localhost', 'localhost'],
   ] as const) {
-    it(`${name}: the first origin gets the token, the second never does`, async () => {
-      const second = await server(behaviours.ok);
-      const first = await server(redirectTo(`http://${host}:${second.port}`));
+    test(`${name}: the first origin gets the token, the second never does`, async ({ hostctl, hostile }) => {
+      const second = await hostile(behaviours.ok);
+      const first = await hostile(redirectTo(`http://${host}:${second.port}`));
       const r = await hostctl(['apps', 'list', '--json', '-v', '--base-url', first.baseUrl]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([{ publicId: 'ap-hostile001', name: 'fine' }]);
@@ -108,9 +82,9 @@ describe('redirects to another origin', () => {
     });
   }
 
-  it('a redirect to plain http on a non-loopback host is refused (exit 1); nothing goes there', async () => {
-    const proxy = await server(behaviours.ok);
-    const first = await server(redirectTo('http://api.example.invalid'));
+  test('a redirect to plain http on a non-loopback host is refused (exit 1); nothing goes there', async ({ hostctl, hostile }) => {
+    const proxy = await hostile(behaviours.ok);
+    const first = await hostile(redirectTo('http://api.example.invalid'));
     const r = await hostctl(['apps', 'list', '--base-url', first.baseUrl], { HTTP_PROXY: proxy.origin, HTTPS_PROXY: proxy.origin });
     expectCleanFailure(r, 1, TOKEN);
     expect(r.stderr).toMatch(/redirected to plain http \(http:\/\/api\.example\.invalid\); hostctl refuses to follow/);
@@ -120,8 +94,8 @@ describe('redirects to another origin', () => {
 });
 
 describe('--verbose and error messages', () => {
-  it('show the token as **** + last four, also where a hostile server echoes it in headers and body', async () => {
-    const echo = await server(behaviours.echoesToken);
+  test('show the token as **** + last four, also where a hostile server echoes it in headers and body', async ({ hostctl, hostile }) => {
+    const echo = await hostile(behaviours.echoesToken);
     const r = await hostctl(['apps', 'list', '-v', '--base-url', echo.baseUrl]);
     expect(r.code).toBe(1);
     expect(echo.seen[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -140,11 +114,11 @@ describe('--verbose and error messages', () => {
 });
 
 describe('--verbose and the one sink', () => {
-  it('masks the token in every case a server echoes it, and a short token whole, as every other output does', async () => {
+  test('masks the token in every case a server echoes it, and a short token whole, as every other output does', async ({ hostctl, hostile }) => {
     // Long enough for the sink (6), too short to show its last four (under 12).
     const short = 'hct_9zq7Wx';
     const variants = (t: string) => [t, t.toUpperCase(), t.toLowerCase()];
-    const echo = await server((req, res) => {
+    const echo = await hostile((req, res) => {
       const auth = req.headers.authorization ?? '';
       const token = auth.replace(/^Bearer /, '');
       res.writeHead(500, { 'content-type': 'application/problem+json', 'x-echo': auth, 'x-echo-upper': token.toUpperCase(), 'x-echo-lower': token.toLowerCase() });
@@ -168,46 +142,41 @@ describe('--verbose and the one sink', () => {
 });
 
 describe('files', () => {
-  it('config and state hold fingerprints, never the token, after successful, failing and rejected runs', async () => {
-    const sandbox = await startSandbox();
-    try {
-      const env = { HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl };
-      expect((await hostctl(['config', 'set', 'profiles.default.output', 'json'], env)).code).toBe(0);
-      const listed = await hostctl(['apps', 'list', '-v', '-R', '--limit', '2'], env);
-      expect(listed.code).toBe(0);
-      const id = String((JSON.parse(listed.stdout) as { publicId: string }[])[0]?.publicId);
-      expect((await hostctl(['apps', 'get', id, 'ap-doesnotexist'], env)).code).toBe(3);
-      const bogus = 'hct_e2e_made_up_token_never_valid_9z9z';
-      expect((await hostctl(['apps', 'list'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
-      expect((await hostctl(['apps', 'list', '-v'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
+  test('config and state hold fingerprints, never the token, after successful, failing and rejected runs', async ({ hostctl, sandbox, config, home }) => {
+    const env = { HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl };
+    expect((await hostctl(['config', 'set', 'profiles.default.output', 'json'], env)).code).toBe(0);
+    const listed = await hostctl(['apps', 'list', '-v', '-R', '--limit', '2'], env);
+    expect(listed.code).toBe(0);
+    const id = String((JSON.parse(listed.stdout) as { publicId: string }[])[0]?.publicId);
+    expect((await hostctl(['apps', 'get', id, 'ap-doesnotexist'], env)).code).toBe(3);
+    const bogus = 'hct_e2e_made_up_token_never_valid_9z9z';
+    expect((await hostctl(['apps', 'list'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
+    expect((await hostctl(['apps', 'list', '-v'], { ...env, HOSTCTL_TOKEN: bogus })).code).toBe(4);
 
-      const state = readFileSync(join(config, 'state.json'), 'utf8');
-      const sha = (t: string) => createHash('sha256').update(t).digest('hex');
-      // What the state is for: the mark of the bad one; the good token's rate state is in its budget file.
-      expect(JSON.parse(state)).toMatchObject({ rejected: { [sha(bogus)]: { status: 401 } } });
-      expect(JSON.parse(state)).not.toHaveProperty('rateLimits');
-      const rateOf = (t: string) => {
-        const file = join(config, 'budget', `${sha(t)}.json`);
-        return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { rate?: unknown }).rate : undefined;
-      };
-      expect(rateOf(sandbox.token)).toMatchObject({ limit: expect.any(Number), remaining: expect.any(Number), seenAt: expect.any(Number) });
-      // A rejected token's 401 teaches no rate state.
-      expect(rateOf(bogus)).toBeUndefined();
-      for (const t of [sandbox.token, bogus]) {
-        expect(filesContaining(config, t)).toEqual([]);
-        expect(filesContaining(home, t)).toEqual([]);
-      }
-      expect(listed.stderr).not.toContain(sandbox.token);
-      expect(listed.stderr).toContain(`****${sandbox.token.slice(-4)}`);
-    } finally {
-      await sandbox.stop();
+    const state = readFileSync(join(config.path, 'state.json'), 'utf8');
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    // What the state is for: the mark of the bad one; the good token's rate state is in its budget file.
+    expect(JSON.parse(state)).toMatchObject({ rejected: { [sha(bogus)]: { status: 401 } } });
+    expect(JSON.parse(state)).not.toHaveProperty('rateLimits');
+    const rateOf = (t: string) => {
+      const file = join(config.path, 'budget', `${sha(t)}.json`);
+      return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { rate?: unknown }).rate : undefined;
+    };
+    expect(rateOf(sandbox.token)).toMatchObject({ limit: expect.any(Number), remaining: expect.any(Number), seenAt: expect.any(Number) });
+    // A rejected token's 401 teaches no rate state.
+    expect(rateOf(bogus)).toBeUndefined();
+    for (const t of [sandbox.token, bogus]) {
+      expect(filesContaining(config.path, t)).toEqual([]);
+      expect(filesContaining(home.path, t)).toEqual([]);
     }
+    expect(listed.stderr).not.toContain(sandbox.token);
+    expect(listed.stderr).toContain(`****${sandbox.token.slice(-4)}`);
   });
 });
 
 describe('a token that cannot be a header value', () => {
-  it('CR, LF or another control character in HOSTCTL_TOKEN is a usage error (exit 2), nothing sent, the token not echoed', async () => {
-    const api = await server(behaviours.ok);
+  test('CR, LF or another control character in HOSTCTL_TOKEN is a usage error (exit 2), nothing sent, the token not echoed', async ({ hostctl, hostile }) => {
+    const api = await hostile(behaviours.ok);
     for (const bad of [`${TOKEN}\r\nX-Injected: 1`, `${TOKEN}\nsecond-line`, `abc\u0000${TOKEN}`, `${TOKEN}\u007f`]) {
       const r = await hostctl(['apps', 'list', '--base-url', api.baseUrl], { HOSTCTL_TOKEN: bad });
       expect(r.code, JSON.stringify(bad)).toBe(2);

@@ -5,35 +5,17 @@
 
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tmpDir } from '../support/inproc.js';
-import { answer, behaviours, expectCleanFailure, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { answer, behaviours, expectCleanFailure } from '../support/hostile-server.js';
 
 const TOKEN = 'hc_statetrusttoken000000000000001';
-let config: { path: string; cleanup(): void };
-let home: { path: string; cleanup(): void };
 
-beforeEach(() => {
-  config = tmpDir('hostctl-strust-config-');
-  home = tmpDir('hostctl-strust-home-');
-});
-afterEach(() => {
-  config.cleanup();
-  home.cleanup();
-});
-
-function hostctl(args: string[], env: Record<string, string | undefined> = {}) {
-  return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home.path, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, HOSTCTL_CONFIG_DIR: config.path, ...env } });
-}
+const test = cliTest();
 
 describe('the state file', () => {
-  let server: HostileServer;
-  afterEach(async () => {
-    await server?.close();
-  });
-
-  it('a damaged state.json fails closed: no token is sent, exit 4 says why, and the file is kept', async () => {
-    server = await startHostile(behaviours.ok);
+  test('a damaged state.json fails closed: no token is sent, exit 4 says why, and the file is kept', async ({ hostctl, config, hostile }) => {
+    const server = await hostile(behaviours.ok);
     const state = join(config.path, 'state.json');
     // What a mark looks like, cut short: which token it marked cannot be known.
     const damaged = '{"rejected":{"9f2c41d0aa":{"at":1764000000000,"sta';
@@ -45,9 +27,9 @@ describe('the state file', () => {
     expect(readFileSync(state, 'utf8')).toBe(damaged);
   });
 
-  it('IDs of 512 KiB from the API are not remembered, and the file stays within 1 MiB', async () => {
+  test('IDs of 512 KiB from the API are not remembered, and the file stays within 1 MiB', async ({ hostctl, config, hostile }) => {
     const huge = Array.from({ length: 4 }, (_, i) => ({ publicId: `ap-${String(i).padStart(2, '0')}${'x'.repeat(512 * 1024)}`, name: 'big' }));
-    server = await startHostile(answer(200, { 'content-type': 'application/json' }, JSON.stringify(huge)));
+    const server = await hostile(answer(200, { 'content-type': 'application/json' }, JSON.stringify(huge)));
     await hostctl(['apps', 'list', '--json', '--base-url', server.baseUrl], { HOSTCTL_TOKEN: TOKEN });
     expect(server.seen).toHaveLength(1);
     const state = join(config.path, 'state.json');
@@ -56,10 +38,10 @@ describe('the state file', () => {
     if (size > 0) expect(readFileSync(state, 'utf8')).not.toMatch(/x{200}/);
   });
 
-  it('many plain IDs with long names: a bounded number, names cut, the file within 1 MiB', async () => {
+  test('many plain IDs with long names: a bounded number, names cut, the file within 1 MiB', async ({ hostctl, config, hostile }) => {
     // 3,500 names of 300 characters: more than 1 MiB even once each is cut to 200.
     const many = Array.from({ length: 3500 }, (_, i) => ({ publicId: `ap-${String(i).padStart(5, '0')}${'a'.repeat(120)}`, name: `n${i}${'y'.repeat(300)}` }));
-    server = await startHostile(answer(200, { 'content-type': 'application/json' }, JSON.stringify(many)));
+    const server = await hostile(answer(200, { 'content-type': 'application/json' }, JSON.stringify(many)));
     const r = await hostctl(['apps', 'list', '--json', '--base-url', server.baseUrl], { HOSTCTL_TOKEN: TOKEN });
     expect(r.code, r.stderr).toBe(0);
     const text = readFileSync(join(config.path, 'state.json'), 'utf8');
@@ -70,7 +52,7 @@ describe('the state file', () => {
     expect(ids.length).toBeLessThanOrEqual(500);
   });
 
-  it('__complete answers at once with a 20 MB state.json planted by hand: no candidate from it', async () => {
+  test('__complete answers at once with a 20 MB state.json planted by hand: no candidate from it', async ({ hostctl, config }) => {
     const base = 'https://api.example.invalid/v1';
     const ids = Array.from({ length: 40 }, (_, i) => `ap-${i}${'z'.repeat(512 * 1024)}`);
     writeFileSync(join(config.path, 'state.json'), JSON.stringify({ rejected: {}, ids: { [base]: { apps: ids } }, names: {}, fields: {} }));

@@ -2,33 +2,19 @@
 // while hostctl waits (planted through its admin endpoint), and the alt server. Counts of
 // requests, never timings, are asserted.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/inproc.js';
-import { startAlt, type PlatformServer } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest } from '../support/fixtures.js';
+import { runCli, sandboxAdmin } from '../support/inproc.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  config = tmpDir('hostctl-wait-');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-
-async function plant(objects: Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
-  expect(res.ok).toBe(true);
-}
-
-function hostctl(args: string[], timeoutMs = 60_000) {
-  return runCli(args, { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path }, timeoutMs });
-}
+const test = cliTest({ runOnSandbox: true })
+  .extend('runOptions', () => ({ timeoutMs: 60_000 }))
+  .extend('plant', ({ sandbox }) => async (objects: Record<string, unknown>[]): Promise<void> => {
+    const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(objects) });
+    expect(res.ok).toBe(true);
+  });
 
 describe('wait', () => {
-  it('returns 0 once every object meets the condition, polling all of them in one request per round', { timeout: 60_000 }, async () => {
+  test('returns 0 once every object meets the condition, polling all of them in one request per round', { timeout: 60_000 }, async ({ hostctl, sandbox, plant }) => {
     await plant([
       { publicId: 'ap-waitone0001', name: 'one', status: 'deploying' },
       { publicId: 'ap-waittwo0001', name: 'two', status: 'running' },
@@ -58,7 +44,7 @@ describe('wait', () => {
     }
   });
 
-  it('exit 7 when the deadline passes first, naming what was not met', { timeout: 60_000 }, async () => {
+  test('exit 7 when the deadline passes first, naming what was not met', { timeout: 60_000 }, async ({ hostctl, sandbox, plant }) => {
     await plant([{ publicId: 'ap-waitslow001', name: 'slow', status: 'deploying' }]);
     await sandboxAdmin(sandbox).clearRequests();
     const start = sandbox.clock.now();
@@ -78,30 +64,25 @@ describe('wait', () => {
     expect(r.stderr).toMatch(/^hostctl: The deadline passed before 1 of 1 object met status=running: ap-waitslow001 \(status=deploying\)\./);
   });
 
-  it('remembers the IDs it waited for where completion looks: the next Tab offers them', async () => {
+  test('remembers the IDs it waited for where completion looks: the next Tab offers them', async ({ sandboxEnv, plant }) => {
     await plant([{ publicId: 'ap-waitseen001', name: 'seen', status: 'running' }]);
-    const own = tmpDir('hostctl-wait-ids-');
-    try {
-      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: own.path };
-      const before = await runCli(['__complete', 'apps', 'get', ''], { env });
-      expect(before.stdout).not.toContain('ap-waitseen001');
-      const r = await runCli(['apps', 'wait', 'ap-waitseen001', '--for', 'status=running', '--json'], { env });
-      expect(r.code, r.stderr).toBe(0);
-      const after = await runCli(['__complete', 'apps', 'get', ''], { env });
-      expect(after.code).toBe(0);
-      expect(after.stdout.split('\n').map((l) => l.split('\t')[0])).toContain('ap-waitseen001');
-    } finally {
-      own.cleanup();
-    }
+    const env = sandboxEnv;
+    const before = await runCli(['__complete', 'apps', 'get', ''], { env });
+    expect(before.stdout).not.toContain('ap-waitseen001');
+    const r = await runCli(['apps', 'wait', 'ap-waitseen001', '--for', 'status=running', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const after = await runCli(['__complete', 'apps', 'get', ''], { env });
+    expect(after.code).toBe(0);
+    expect(after.stdout.split('\n').map((l) => l.split('\t')[0])).toContain('ap-waitseen001');
   });
 
-  it('!= and dotted fields; several --for must all hold', { timeout: 60_000 }, async () => {
+  test('!= and dotted fields; several --for must all hold', { timeout: 60_000 }, async ({ hostctl, plant }) => {
     await plant([{ publicId: 'ap-waitnest001', name: 'nest', status: 'running', build: { phase: 'done' } }]);
     const r = await hostctl(['apps', 'wait', 'ap-waitnest001', '--for', 'status!=deploying', '--for', 'build.phase=done', '--json']);
     expect(r.code, r.stderr).toBe(0);
   });
 
-  it('usage errors before any request: no --for, a bad condition, a bad duration', async () => {
+  test('usage errors before any request: no --for, a bad condition, a bad duration', async ({ hostctl, sandbox }) => {
     await sandboxAdmin(sandbox).clearRequests();
     for (const args of [
       ['apps', 'wait', 'ap-waitnest001'],
@@ -116,30 +97,23 @@ describe('wait', () => {
     expect(await sandboxAdmin(sandbox).requests()).toEqual([]);
   });
 
-  it('an ID that does not exist: exit 3 after one request', async () => {
+  test('an ID that does not exist: exit 3 after one request', async ({ hostctl }) => {
     const r = await hostctl(['apps', 'wait', 'ap-waitnone001', '--for', 'status=running']);
     expect(r.code).toBe(3);
   });
 });
 
 describe('wait against the alt server', () => {
-  let alt: PlatformServer;
-  beforeAll(async () => {
-    alt = await startAlt();
-  });
-  afterAll(async () => {
-    await alt?.stop();
-  });
-
-  it('a condition already met: exit 0 after one request', async () => {
-    const apps = await alt.all('apps');
+  test('a condition already met: exit 0 after one request', async ({ config, alt }) => {
+    const server = await alt();
+    const apps = await server.all('apps');
     const first = apps[0]!;
     const field = Object.keys(first).find((k) => typeof first[k] === 'string' && k !== 'publicId')!;
-    await alt.clearRequests();
+    await server.clearRequests();
     const r = await runCli(['apps', 'wait', String(first.publicId), '--for', `${field}=${String(first[field])}`, '--json'], {
-      env: { HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token, HOSTCTL_CONFIG_DIR: config.path },
+      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(await alt.requests()).toHaveLength(1);
+    expect(await server.requests()).toHaveLength(1);
   });
 });

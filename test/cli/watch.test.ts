@@ -6,34 +6,25 @@
 // Ctrl-C would end it during that sleep (InterruptedError, exit 130). That a real process
 // ends on SIGINT and on Ctrl-C in a pty: test/e2e/watch.test.ts, watch-spinner.test.ts.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/runtime.js';
-import { runCli, runInPty, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
+import { runCli, runInPty, sandboxAdmin, type RunResult, type VirtualClock } from '../support/inproc.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1000']);
-  config = tmpDir('hostctl-watch-');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-
-const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
-
-const plant = (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects);
+// Each test a sandbox of its own: a watch's pacing depends on what the window has left.
+const test = cliTest()
+  .extend('server', ({ sandboxes }) => sandboxes(['--rate-limit', '1000']))
+  .extend('env', ({ server, config }) => () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' }))
+  .extend('plant', ({ server }) => (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(server).plant('apps', objects))
+  .extend('watchRounds', ({ server }) => (run: (clock: Clock) => Promise<RunResult>, between: Array<() => Promise<void>>) => watchRounds(server.clock, run, between));
 
 /**
  * Runs a watch on the sandbox's clock for as many rounds as `between` has steps: after
  * round n (while hostctl sleeps), `between[n - 1]` changes the world; after the last
  * round the user presses Ctrl-C during the sleep.
  */
-async function watchRounds(run: (clock: Clock) => Promise<RunResult>, between: Array<() => Promise<void>>): Promise<{ result: RunResult; sleeps: number[] }> {
-  const clock = sandbox.clock;
+async function watchRounds(clock: VirtualClock, run: (clock: Clock) => Promise<RunResult>, between: Array<() => Promise<void>>): Promise<{ result: RunResult; sleeps: number[] }> {
   let interrupted = false;
   const sleeps: number[] = [];
   const keyboard: Clock = {
@@ -60,12 +51,12 @@ async function watchRounds(run: (clock: Clock) => Promise<RunResult>, between: A
 }
 
 describe('--watch into a pipe (ndjson)', () => {
-  it('get: prints the objects, then only the one that changed, one request per round', async () => {
+  test('get: prints the objects, then only the one that changed, one request per round', async ({ env, plant, watchRounds, server }) => {
     await plant([
       { publicId: 'ap-watchone001', name: 'one', status: 'deploying' },
       { publicId: 'ap-watchtwo001', name: 'two', status: 'running' },
     ]);
-    await sandboxAdmin(sandbox).clearRequests();
+    await sandboxAdmin(server).clearRequests();
     const { result: r, sleeps } = await watchRounds(
       (clock) => runCli(['apps', 'get', 'ap-watchone001', 'ap-watchtwo001', '--watch', '--interval', '1s', '-o', 'ndjson'], { env: env(), clock }),
       [
@@ -84,12 +75,12 @@ describe('--watch into a pipe (ndjson)', () => {
     ]);
     // Three rounds, each one batched request and then the interval asked for.
     expect(sleeps).toEqual([1000, 1000, 1000]);
-    const seen = await sandboxAdmin(sandbox).requests();
+    const seen = await sandboxAdmin(server).requests();
     expect(seen).toHaveLength(3);
     for (const q of seen) expect(q.query).toBe('publicId[]=ap-watchone001&publicId[]=ap-watchtwo001');
   });
 
-  it('list: a new object is appended, and nothing already printed again', async () => {
+  test('list: a new object is appended, and nothing already printed again', async ({ env, plant, watchRounds, server }) => {
     await plant([{ publicId: 'ap-watchold0001', name: 'old', status: 'running' }]);
     const { result: r } = await watchRounds(
       (clock) => runCli(['apps', 'list', '--all', '--watch', '--interval', '1s', '-o', 'ndjson'], { env: env(), clock }),
@@ -97,7 +88,7 @@ describe('--watch into a pipe (ndjson)', () => {
     );
     expect(r.code, r.stderr).toBe(130);
     const lines = r.stdout.trimEnd().split('\n');
-    const all = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as unknown[];
+    const all = (await (await fetch(`${server.origin}/_sandbox/objects/apps`)).json()) as unknown[];
     // The first round printed every app but the new one; the second only the new one; the third nothing.
     expect(lines).toHaveLength(all.length);
     expect(lines.at(-1)).toContain('ap-watchnew0001');
@@ -107,7 +98,7 @@ describe('--watch into a pipe (ndjson)', () => {
 });
 
 describe('--watch on a terminal', () => {
-  it('the table redraws in place: the cursor goes back up over the last drawing', async () => {
+  test('the table redraws in place: the cursor goes back up over the last drawing', async ({ env, plant, watchRounds }) => {
     await plant([{ publicId: 'ap-watchtty001', name: 'tty', status: 'deploying' }]);
     const { result: r } = await watchRounds(
       (clock) => runInPty(['apps', 'get', 'ap-watchtty001', '--watch', '--interval', '1s'], { env: env(), clock }),
@@ -122,34 +113,28 @@ describe('--watch on a terminal', () => {
     expect(m![2]).not.toContain('deploying');
   });
 
-  it('the spinner says when the next poll goes and the budget left, exactly, on the virtual clock', async () => {
+  test('the spinner says when the next poll goes and the budget left, exactly, on the virtual clock', async ({ sandboxes, config }) => {
     // A sandbox of its own: 100 requests a minute, so one poll's share (1.2 s) is below the 2 s asked for.
-    const own = await startSandbox(['--rate-limit', '100', '--window', '60']);
-    const dir = tmpDir('hostctl-watch-spin-');
-    try {
-      await sandboxAdmin(own).plant('apps', [{ publicId: 'ap-spinwatch001', name: 'spin', status: 'running' }]);
-      let interrupted = false;
-      const keyboard: Clock = {
-        now: own.clock.now,
-        sleep: async (ms) => {
-          await own.clock.sleep(ms);
-          if (interrupted) throw new InterruptedError('Interrupted.');
-        },
-      };
-      const held = own.clock.hold();
-      const running = runInPty(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], {
-        env: { HOSTCTL_BASE_URL: own.baseUrl, HOSTCTL_TOKEN: own.token, HOSTCTL_CONFIG_DIR: dir.path, CI: undefined },
-        clock: keyboard,
-      });
-      expect(await held.reached).toBe(2000);
-      interrupted = true;
-      held.release();
-      const r = await running;
-      expect(r.code).toBe(130);
-      expect(r.stdout).toContain('Watching 1 app: next poll in 2s, budget 99 requests left (Ctrl-C to stop)');
-    } finally {
-      await own.stop();
-      dir.cleanup();
-    }
+    const own = await sandboxes(['--rate-limit', '100', '--window', '60']);
+    await sandboxAdmin(own).plant('apps', [{ publicId: 'ap-spinwatch001', name: 'spin', status: 'running' }]);
+    let interrupted = false;
+    const keyboard: Clock = {
+      now: own.clock.now,
+      sleep: async (ms) => {
+        await own.clock.sleep(ms);
+        if (interrupted) throw new InterruptedError('Interrupted.');
+      },
+    };
+    const held = own.clock.hold();
+    const running = runInPty(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], {
+      env: { HOSTCTL_BASE_URL: own.baseUrl, HOSTCTL_TOKEN: own.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined },
+      clock: keyboard,
+    });
+    expect(await held.reached).toBe(2000);
+    interrupted = true;
+    held.release();
+    const r = await running;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toContain('Watching 1 app: next poll in 2s, budget 99 requests left (Ctrl-C to stop)');
   });
 });

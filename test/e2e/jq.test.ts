@@ -2,31 +2,23 @@
 // ends when the reader goes away; running out of memory is one sentence and exit 1. The
 // time bound and the rest: test/unit/jq.test.ts and test/cli/output.test.ts.
 
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, runProcess, tmpDir } from '../support/cli.js';
-import { startAltServer } from '../support/alt-server.js';
+import { expect } from 'vitest';
+import { BIN, runProcess } from '../support/cli.js';
+import { test as base } from '../support/fixtures.js';
 
-let server: Awaited<ReturnType<typeof startAltServer>>;
-let config: { path: string; cleanup(): void };
-const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
-
-beforeAll(async () => {
-  config = tmpDir();
-  server = await startAltServer({ limit: 10_000 });
-});
-afterAll(async () => {
-  await server?.close();
-  config?.cleanup();
+const test = base.extend('env', async ({ alt, config }) => {
+  const server = await alt({ limit: 10_000 });
+  return () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
 });
 
-it("prints jq's results as they come: `--jq 'repeat(1)' | head -1` prints 1 and ends, exit 0", async () => {
+test("prints jq's results as they come: `--jq 'repeat(1)' | head -1` prints 1 and ends, exit 0", async ({ env }) => {
   const r = await runProcess('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" apps list --jq 'repeat(1)' | head -1`], { env: env(), timeoutMs: 50_000 });
   expect(r.stdout).toBe('1\n');
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 });
 
-it('says in one sentence, exit 1, when jq runs out of memory, never the engine\'s "Aborted()"', async () => {
+test('says in one sentence, exit 1, when jq runs out of memory, never the engine\'s "Aborted()"', async ({ env }) => {
   const r = await runProcess(process.execPath, [BIN, 'apps', 'list', '--jq', '[range(1e8)] | length'], { env: env(), timeoutMs: 50_000 });
   expect(r.stdout).toBe('');
   expect(r.stderr).toBe(

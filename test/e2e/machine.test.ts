@@ -4,10 +4,10 @@
 // process, Ctrl-C at a raw-mode prompt (interrupted) included. In-process, on a fake
 // terminal: test/cli/accessible.test.ts, errors-json.test.ts.
 
-import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, runInPty, runInPtyInteractive, runProcess, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
-import { startAlt } from '../support/servers.js';
-import { behaviours, closedPort, NO_PROXY_ENV, startHostile } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { BIN, runCli, runInPty, runInPtyInteractive, runProcess, sandboxAdmin } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
+import { behaviours, closedPort, NO_PROXY_ENV } from '../support/hostile-server.js';
 
 /** Cursor movement, line erasing, cursor hiding: what a redraw in place is made of. */
 const CURSOR_MOVE = /\u001b\[[0-9;?]*[A-HJKSTfhlsu]/;
@@ -15,34 +15,21 @@ const CURSOR_MOVE = /\u001b\[[0-9;?]*[A-HJKSTfhlsu]/;
 const BARE_CR = /\r(?!\n)/;
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
-let config: { path: string; cleanup(): void };
-beforeEach(() => {
-  config = tmpDir('hostctl-machine-e2e-');
-});
-afterEach(() => {
-  config.cleanup();
-});
+// CI=true turns spinners off (see IO); these are about a person's terminal.
+const test = e2eTest({ sandbox: ['--rate-limit', '100', '--window', '60'], spawnSandbox: true })
+  .extend('altServer', ({ alt }) => alt({ limit: 1000 }))
+  .extend('env', ({ altServer, config }) => (extra: Record<string, string | undefined> = {}) => ({ HOSTCTL_BASE_URL: altServer.baseUrl, HOSTCTL_TOKEN: altServer.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined, ...extra }));
 
 describe('accessible output in a real terminal', () => {
-  let alt: Awaited<ReturnType<typeof startAlt>>;
-  beforeAll(async () => {
-    alt = await startAlt({ limit: 1000 });
-  });
-  afterAll(async () => {
-    await alt?.stop();
-  });
-  // CI=true turns spinners off (see IO); this is about a person's terminal.
-  const env = (extra: Record<string, string | undefined> = {}) => ({ HOSTCTL_BASE_URL: alt.baseUrl, HOSTCTL_TOKEN: alt.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined, ...extra });
-
-  it('a rate-limit wait: one plain line, no carriage-return redraw, no cursor movement', { timeout: 60_000 }, async () => {
+  test('a rate-limit wait: one plain line, no carriage-return redraw, no cursor movement', { timeout: 60_000 }, async ({ env, altServer }) => {
     // The control: without it, the same wait is a spinner redrawn in place.
-    alt.alt.force429(1, 2);
+    altServer.alt.force429(1, 2);
     const control = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: env() });
     expect(control.code).toBe(0);
     expect(control.stdout).toMatch(CURSOR_MOVE);
     expect(control.stdout).toMatch(SPINNER_FRAME);
 
-    alt.alt.force429(1, 2);
+    altServer.alt.force429(1, 2);
     const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: env({ HOSTCTL_ACCESSIBLE: '1' }) });
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).not.toMatch(CURSOR_MOVE);
@@ -55,15 +42,7 @@ describe('accessible output in a real terminal', () => {
 });
 
 describe('--watch, accessible, in a real terminal', () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox(['--rate-limit', '100', '--window', '60']);
-  });
-  afterAll(async () => {
-    await sandbox?.stop();
-  });
-
-  it('appends the table again on a change instead of redrawing it', { timeout: 60_000 }, async () => {
+  test('appends the table again on a change instead of redrawing it', { timeout: 60_000 }, async ({ sandbox, config }) => {
     const admin = sandboxAdmin(sandbox);
     await admin.plant('apps', [{ publicId: 'ap-accwatch001', name: 'acc', status: 'deploying' }]);
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined, HOSTCTL_ACCESSIBLE: '1', TERM: 'xterm-256color' };
@@ -95,7 +74,7 @@ describe('--watch, accessible, in a real terminal', () => {
 });
 
 describe('errors as JSON lines from the built CLI', () => {
-  it('network, against a server that has stopped: one JSON line on stderr, exit 6', async () => {
+  test('network, against a server that has stopped: one JSON line on stderr, exit 6', async ({ config }) => {
     const port = await closedPort();
     const r = await runCli(['apps', 'list', '--json'], { env: { ...NO_PROXY_ENV, HOSTCTL_BASE_URL: `http://127.0.0.1:${port}/v1`, HOSTCTL_TOKEN: 'hct_e2e_machine_token_5555', HOSTCTL_CONFIG_DIR: config.path } });
     expect(r.code).toBe(6);
@@ -104,19 +83,15 @@ describe('errors as JSON lines from the built CLI', () => {
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'network', exit: 6 } });
   });
 
-  it('interrupted: Ctrl-C at the hidden token prompt under --json, exit 130', { timeout: 30_000 }, async () => {
-    const s = await startHostile(behaviours.ok);
-    try {
-      const r = await runInPtyInteractive(['auth', 'login', '--json', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
-        env: { ...NO_PROXY_ENV, HOSTCTL_CONFIG_DIR: config.path },
-      });
-      expect(r.code, r.stdout).toBe(130);
-      const line = r.stdout.split('\r\n').find((l) => l.includes('"error"'));
-      expect(JSON.parse(line ?? '')).toEqual({ error: { code: 'interrupted', message: 'Login interrupted; nothing was stored.', exit: 130 } });
-      expect(r.stdout).not.toMatch(/hostctl: Login interrupted/);
-      expect(s.connections()).toBe(0);
-    } finally {
-      await s.close();
-    }
+  test('interrupted: Ctrl-C at the hidden token prompt under --json, exit 130', { timeout: 30_000 }, async ({ config, hostile }) => {
+    const s = await hostile(behaviours.ok);
+    const r = await runInPtyInteractive(['auth', 'login', '--json', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
+      env: { ...NO_PROXY_ENV, HOSTCTL_CONFIG_DIR: config.path },
+    });
+    expect(r.code, r.stdout).toBe(130);
+    const line = r.stdout.split('\r\n').find((l) => l.includes('"error"'));
+    expect(JSON.parse(line ?? '')).toEqual({ error: { code: 'interrupted', message: 'Login interrupted; nothing was stored.', exit: 130 } });
+    expect(r.stdout).not.toMatch(/hostctl: Login interrupted/);
+    expect(s.connections()).toBe(0);
   });
 });

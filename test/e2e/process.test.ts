@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { baseEnv, BIN, runCli, runProcess, tmpDir, type RunResult } from '../support/cli.js';
-import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
-import { platformOf, type PlatformServer } from '../support/servers.js';
+import { e2eTest } from '../support/fixtures.js';
+import { behaviours, expectCleanFailure, huge, NO_PROXY_ENV, type Behaviour, type HostileServer } from '../support/hostile-server.js';
 import { createServer } from 'node:net';
 
 /** A loopback port nothing listens on. */
@@ -20,25 +20,14 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
 }
-import { startSandboxHere } from '../support/sandbox-here.js';
+
+const test = e2eTest({ sandbox: ['--rate-limit', '100000'] });
 
 describe('a reader that goes away', () => {
-  let server: PlatformServer;
-  let config: { path: string; cleanup(): void };
-  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
-  beforeAll(async () => {
-    server = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('a reader that goes away (| head, | true) ends hostctl quietly with exit 0, no EPIPE trace', async () => {
+  test('a reader that goes away (| head, | true) ends hostctl quietly with exit 0, no EPIPE trace', async ({ sandboxEnv }) => {
     // `true` exits without reading, so every write hostctl makes meets a closed pipe.
     for (const args of ['--help', 'apps list --all --json', 'apps list --all -o ndjson']) {
-      const r = await runProcess('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${args} | true`], { env: env() });
+      const r = await runProcess('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${args} | true`], { env: sandboxEnv });
       expect(r.stderr, args).toBe('');
       expect(r.code, args).toBe(0);
     }
@@ -46,19 +35,8 @@ describe('a reader that goes away', () => {
 });
 
 describe('output that cannot be written (a full disk: /dev/full)', () => {
-  let server: PlatformServer;
-  let config: { path: string; cleanup(): void };
-  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, HOME: config.path });
-  beforeAll(async () => {
-    server = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('every command, local or not, ends with exit 1 and one sentence, never exit 0 nor a stack trace', async () => {
+  test('every command, local or not, ends with exit 1 and one sentence, never exit 0 nor a stack trace', async ({ sandboxEnv, config }) => {
+    const env = () => ({ ...sandboxEnv, HOME: config.path });
     const commands = ['auth token', 'auth status', 'config path', 'config list', '--help', '--version', 'version', 'completion bash', 'apps list', 'apps list --all -o ndjson'];
     for (const args of commands) {
       const r = await runProcess('bash', ['-c', `"${process.execPath}" "${BIN}" ${args} > /dev/full`], { env: env() });
@@ -69,20 +47,15 @@ describe('output that cannot be written (a full disk: /dev/full)', () => {
 });
 
 describe("Node's own warnings", () => {
-  it('reach stderr as hostctl warnings, through the sink, one line each', async () => {
-    const config = tmpDir();
-    try {
-      const r = await runCli(['apps', 'list', '--base-url', `https://127.0.0.1:${await closedPort()}/v1`], {
-        env: { ...NO_PROXY_ENV, HOSTCTL_TOKEN: 'hct_warn_e2e_token_123456', HOSTCTL_CONFIG_DIR: config.path, HOME: config.path, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
-      });
-      expect(r.code).toBe(6);
-      const lines = r.stderr.trimEnd().split('\n');
-      expect(lines[0]).toBe("hostctl: warning: Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0' makes TLS connections and HTTPS requests insecure by disabling certificate verification.");
-      for (const line of lines) expect(line).toMatch(/^(hostctl: |Check |Is |Run )/);
-      expect(r.stderr).not.toMatch(/\(node:\d+\)|--trace-warnings/);
-    } finally {
-      config.cleanup();
-    }
+  test('reach stderr as hostctl warnings, through the sink, one line each', async ({ config }) => {
+    const r = await runCli(['apps', 'list', '--base-url', `https://127.0.0.1:${await closedPort()}/v1`], {
+      env: { ...NO_PROXY_ENV, HOSTCTL_TOKEN: 'hct_warn_e2e_token_123456', HOSTCTL_CONFIG_DIR: config.path, HOME: config.path, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+    });
+    expect(r.code).toBe(6);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe("hostctl: warning: Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to '0' makes TLS connections and HTTPS requests insecure by disabling certificate verification.");
+    for (const line of lines) expect(line).toMatch(/^(hostctl: |Check |Is |Run )/);
+    expect(r.stderr).not.toMatch(/\(node:\d+\)|--trace-warnings/);
   });
 });
 
@@ -90,23 +63,12 @@ describe('output that streams, into a pipe closed early', () => {
   const TOKEN = 'hct_e2e_PIPE_secret_token_4r5t';
   const PAGES = 20;
   const PER_PAGE = 25;
-  let config: { path: string; cleanup(): void };
-  let server: HostileServer | undefined;
-  beforeEach(() => {
-    config = tmpDir('hostctl-pipe-');
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    config.cleanup();
-  });
-
   /**
    * Pages of apps by cursor, each announcing the next in a Link header; page 2 is held
    * until `released` settles, so that it is answered only after the reader has gone.
    */
-  function pagesHeldAt2(released: Promise<void>): Promise<HostileServer> {
-    return startHostile((req, res) => {
+  async function pagesHeldAt2(start: (behaviour: Behaviour) => Promise<HostileServer>, released: Promise<void>): Promise<HostileServer> {
+    const server: HostileServer = await start((req, res) => {
       const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('cursor') ?? '1');
       const items = Array.from({ length: PER_PAGE }, (_, i) => ({ publicId: `ap-p${page}i${i}`, name: `app ${page}.${i}`, status: 'live' }));
       const answer = () => {
@@ -118,13 +80,14 @@ describe('output that streams, into a pipe closed early', () => {
       if (page === 2) void released.then(answer);
       else answer();
     });
+    return server;
   }
 
   for (const format of ['tsv', 'ndjson', 'json']) {
-    it(`stops fetching once the reader has gone: --all -o ${format} | head -1 fetches exactly 2 pages`, async () => {
+    test(`stops fetching once the reader has gone: --all -o ${format} | head -1 fetches exactly 2 pages`, async ({ hostile, config }) => {
       let gone!: () => void;
       const released = new Promise<void>((resolve) => (gone = resolve));
-      server = await pagesHeldAt2(released);
+      const server = await pagesHeldAt2(hostile, released);
       const env = { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: TOKEN, HOSTCTL_CONFIG_DIR: config.path, ...NO_PROXY_ENV };
       // The reader: head, then its shell closes its own copy of the pipe and says so, so
       // that from "gone" on no process reads the pipe.
@@ -153,48 +116,38 @@ describe('output that streams, into a pipe closed early', () => {
 describe('a huge response (50 MB, streamed without Content-Length): bounded memory', () => {
   const TOKEN = 'hct_e2e_FAULTS_secret_token_7q2w';
   const TIME = '/usr/bin/time';
-  let config: { path: string; cleanup(): void };
-  let server: HostileServer | undefined;
-  const env = () => ({ ...NO_PROXY_ENV, HOSTCTL_TOKEN: TOKEN, HOSTCTL_CONFIG_DIR: config.path });
-  beforeEach(() => {
-    config = tmpDir('hostctl-faults-');
-  });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    config.cleanup();
-  });
+  const env = (config: string) => ({ ...NO_PROXY_ENV, HOSTCTL_TOKEN: TOKEN, HOSTCTL_CONFIG_DIR: config });
 
   /**
    * Runs hostctl and returns its peak RSS in MiB: measured from outside by GNU time where
    * it is installed, else reported by the child itself (getrusage's maxrss, on exit).
    */
-  async function measured(baseUrl: string): Promise<{ r: RunResult; peakMiB: number }> {
-    const out = join(config.path, `rss-${Math.random().toString(36).slice(2)}`);
+  async function measured(config: string, baseUrl: string): Promise<{ r: RunResult; peakMiB: number }> {
+    const out = join(config, `rss-${Math.random().toString(36).slice(2)}`);
     const args = ['apps', 'list', '--base-url', baseUrl];
     let r: RunResult;
     let kib: number;
     if (existsSync(TIME)) {
-      r = await runProcess(TIME, ['-f', '%M', '-o', out, process.execPath, BIN, ...args], { env: env(), timeoutMs: 60_000 });
+      r = await runProcess(TIME, ['-f', '%M', '-o', out, process.execPath, BIN, ...args], { env: env(config), timeoutMs: 60_000 });
       kib = Number(readFileSync(out, 'utf8').trim().split('\n').pop());
     } else {
-      const hook = join(config.path, 'maxrss.mjs');
+      const hook = join(config, 'maxrss.mjs');
       writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
-      r = await runProcess(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], { env: env(), timeoutMs: 60_000 });
+      r = await runProcess(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], { env: env(config), timeoutMs: 60_000 });
       kib = Number(readFileSync(out, 'utf8'));
     }
     expect(Number.isFinite(kib) && kib > 0, `peak RSS read as ${kib}`).toBe(true);
     return { r, peakMiB: kib / 1024 };
   }
 
-  it('exit 1 with a clear message, and the client stops reading at its cap: bounded memory', async () => {
-    const small = await startHostile(behaviours.ok);
-    const baseline = await measured(small.baseUrl);
+  test('exit 1 with a clear message, and the client stops reading at its cap: bounded memory', async ({ hostile, config }) => {
+    const small = await hostile(behaviours.ok);
+    const baseline = await measured(config.path, small.baseUrl);
     await small.close();
     expect(baseline.r.code).toBe(0);
 
-    server = await startHostile(huge(50 * 1024 * 1024));
-    const { r, peakMiB } = await measured(server.baseUrl);
+    const server = await hostile(huge(50 * 1024 * 1024));
+    const { r, peakMiB } = await measured(config.path, server.baseUrl);
     expectCleanFailure(r, 1, TOKEN);
     expect(r.stderr).toMatch(/more than 32 MiB for GET \/v1\/apps; hostctl stopped reading it/);
     // A client that read the whole body would hold it at least twice (the chunks, then

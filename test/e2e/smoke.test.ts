@@ -3,30 +3,17 @@
 // the same code. The installed package and the single-file executable have their own
 // smoke layer (test/support/smoke.ts).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { describe, expect } from 'vitest';
+import { sandboxAdmin } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
 
-let sandbox: LocalSandbox;
-let config: { path: string; cleanup(): void };
-let appId: string;
-
-beforeAll(async () => {
-  sandbox = await startSandboxHere({ rateLimit: 1000 });
-  config = tmpDir('hostctl-smoke-');
+const test = e2eTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true }).extend('appId', async ({ sandbox }) => {
   const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string; status: string }[];
-  appId = String(apps[0]?.publicId);
+  return String(apps[0]?.publicId);
 });
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-
-const hostctl = (args: string[], extra: Record<string, string | undefined> = {}): Promise<RunResult> =>
-  runCli(args, { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, ...extra } });
 
 describe('the real process, one command per area', () => {
-  it('api, docs --operations, wait, rate-limit and -R answer as in-process', async () => {
+  test('api, docs --operations, wait, rate-limit and -R answer as in-process', async ({ hostctl, sandbox, appId }) => {
     await sandboxAdmin(sandbox).clearRequests();
     const api = await hostctl(['api', `/apps?publicId[]=${appId}`]);
     expect(api.code, api.stderr).toBe(0);
@@ -48,7 +35,7 @@ describe('the real process, one command per area', () => {
     expect((await sandboxAdmin(sandbox).requests()).map((r) => r.path)).toEqual([`/v1/apps`, '/v1/docs', '/v1/apps']);
   });
 
-  it('--cache answers a repeated get from the cache, and an unknown ID exits 3', async () => {
+  test('--cache answers a repeated get from the cache, and an unknown ID exits 3', async ({ hostctl, sandbox, appId }) => {
     await sandboxAdmin(sandbox).clearRequests();
     for (let i = 0; i < 2; i++) expect((await hostctl(['apps', 'get', appId, '--json', '--cache', '10m'])).code).toBe(0);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(1);

@@ -6,33 +6,15 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, runInPty, runInPtyInteractive, runProcess, tmpDir } from '../support/cli.js';
-import { behaviours, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
-import { platformOf, startAlt, type PlatformServer } from '../support/servers.js';
-import { startSandboxHere } from '../support/sandbox-here.js';
+import { describe, expect } from 'vitest';
+import { BIN, runCli, runInPty, runInPtyInteractive, runProcess } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
+import { behaviours, NO_PROXY_ENV } from '../support/hostile-server.js';
 
-let home: { path: string; cleanup(): void };
-let config: { path: string; cleanup(): void };
-beforeEach(() => {
-  home = tmpDir('hostctl-pty-home-');
-  config = tmpDir('hostctl-pty-config-');
-});
-afterEach(() => {
-  home.cleanup();
-  config.cleanup();
-});
+const test = e2eTest({ sandbox: ['--rate-limit', '100000'] });
 
 describe('against the sandbox', () => {
-  let sandbox: PlatformServer;
-  beforeAll(async () => {
-    sandbox = platformOf(await startSandboxHere({ rateLimit: 100_000 }));
-  });
-  afterAll(async () => {
-    await sandbox?.stop();
-  });
-
-  it('a table on a terminal colours the status column', async () => {
+  test('a table on a terminal colours the status column', async ({ sandbox, config }) => {
     // CI=true turns spinners off (see IO); this is about a person's terminal.
     const r = await runInPty(['apps', 'list'], { env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined } });
     expect(r.code).toBe(0);
@@ -42,7 +24,7 @@ describe('against the sandbox', () => {
 
   // The width comes from the pty itself (`stty cols N` inside script, read through the ioctl).
   const shown = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '').replace(/^.*Fetching[^\n]*?(?=PUBLIC ID)/m, '');
-  it.each([60, 100])('at %i columns a table fits, and no public ID is cut, a reference included', async (columns) => {
+  test.for([60, 100])('at %i columns a table fits, and no public ID is cut, a reference included', async (columns, { sandbox, config }) => {
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path };
     for (const [resource, reference] of [['apps', 'team'], ['envs', 'app']] as const) {
       const piped = await runCli([resource, 'list', '--limit', '8', '-o', 'tsv', '--fields', `publicId,${reference}`], { env });
@@ -61,7 +43,7 @@ describe('against the sandbox', () => {
     }
   });
 
-  it.each([60, 100])('at %i columns the help wraps to the terminal, words whole', async (columns) => {
+  test.for([60, 100])('at %i columns the help wraps to the terminal, words whole', async (columns, { config }) => {
     const env = { HOSTCTL_CONFIG_DIR: config.path };
     const cases: [string[], RegExp][] = [
       [['--help'], /log each HTTP exchange to stderr \(token redacted\)/],
@@ -79,7 +61,7 @@ describe('against the sandbox', () => {
     }
   });
 
-  it('a hidden prompt on a terminal: the token is not echoed, and is stored', async () => {
+  test('a hidden prompt on a terminal: the token is not echoed, and is stored', async ({ sandbox, home, config }) => {
     const r = await runInPtyInteractive(
       ['auth', 'login', '--insecure-storage', '--base-url', sandbox.baseUrl],
       [{ waitFor: /input is hidden/, send: `${sandbox.token}\r` }],
@@ -94,16 +76,9 @@ describe('against the sandbox', () => {
 });
 
 describe('against the alt server', () => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  beforeAll(async () => {
-    server = await startAlt({ limit: 1000 });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
-
-  it('on a terminal the wait shows a countdown spinner on stderr', async () => {
+  test('on a terminal the wait shows a countdown spinner on stderr', async ({ alt, config }) => {
+    const server = await alt({ limit: 1000 });
+    const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
     server.alt.force429(1, 2);
     // CI=true turns spinners off (see IO); this is about a person's terminal.
     const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: { ...env(), CI: undefined } });
@@ -114,14 +89,8 @@ describe('against the alt server', () => {
 });
 
 describe('at the hidden prompt', () => {
-  const servers: HostileServer[] = [];
-  afterAll(async () => {
-    for (const s of servers) await s.close();
-  });
-
-  it('Ctrl-C at the hidden token prompt exits 130, nothing stored or sent', async () => {
-    const s = await startHostile(behaviours.ok);
-    servers.push(s);
+  test('Ctrl-C at the hidden token prompt exits 130, nothing stored or sent', async ({ hostile, home, config }) => {
+    const s = await hostile(behaviours.ok);
     const r = await runInPtyInteractive(['auth', 'login', '--insecure-storage', '--base-url', s.baseUrl], [{ waitFor: /input is hidden/, send: 'hct_par\u0003' }], {
       env: { ...NO_PROXY_ENV, HOME: home.path, HOSTCTL_CONFIG_DIR: config.path },
     });
@@ -138,7 +107,7 @@ describe('a signal at the hidden token prompt', () => {
   // the shell after it showed nothing typed. The shell in the pty runs `stty -a` once
   // hostctl has ended, and prints how the signal ended it.
   for (const [signal, status] of [['SIGQUIT', 131], ['SIGHUP', 129], ['SIGTERM', 143], ['SIGINT', 130]] as const) {
-    it(`${signal} ends hostctl as the signal does, and leaves the terminal echoing`, async () => {
+    test(`${signal} ends hostctl as the signal does, and leaves the terminal echoing`, async ({ home, config }) => {
       const login = [process.execPath, BIN, 'auth', 'login', '--insecure-storage', '--base-url', 'http://127.0.0.1:9/v1'].map((a) => `'${a}'`).join(' ');
       // sh prints its PID and becomes hostctl (exec), so the test signals hostctl itself.
       const inner = `sh -c 'echo "PID=$$"; exec ${login.replace(/'/g, '')}'; echo "STATUS=$?"; stty -a`;
@@ -162,7 +131,7 @@ describe('a signal at the hidden token prompt', () => {
 });
 
 describe('SIGUSR1 while the token may be in memory', () => {
-  it("does not open Node's inspector: the prompt stays, and Ctrl-C still ends it with 130", async () => {
+  test("does not open Node's inspector: the prompt stays, and Ctrl-C still ends it with 130", async ({ home, config }) => {
     const login = [process.execPath, BIN, 'auth', 'login', '--insecure-storage', '--base-url', 'http://127.0.0.1:9/v1'].join(' ');
     const inner = `sh -c 'echo "PID=$$"; exec ${login}'`;
     let phase: 'prompt' | 'signalled' | 'done' = 'prompt';

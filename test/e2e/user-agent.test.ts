@@ -3,29 +3,17 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, tmpDir } from '../support/cli.js';
-import { behaviours, NO_PROXY_ENV, redirectTo, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { ROOT, runCli } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
+import { behaviours, NO_PROXY_ENV, redirectTo } from '../support/hostile-server.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-let api: HostileServer;
-let moved: HostileServer;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  api = await startHostile(behaviours.ok);
-  moved = await startHostile(redirectTo(api.origin, 307));
-  config = tmpDir('hostctl-ua-');
-});
-afterAll(async () => {
-  await api?.close();
-  await moved?.close();
-  config?.cleanup();
-});
-
 describe('User-Agent', () => {
-  it('is hostctl/<version of package.json> on every request, a followed redirect included', async () => {
+  test('is hostctl/<version of package.json> on every request, a followed redirect included', async ({ hostile, config }) => {
+    const api = await hostile(behaviours.ok);
+    const moved = await hostile(redirectTo(api.origin, 307));
     const version = await runCli(['--version']);
     expect(version.stdout.trim()).toBe(VERSION);
     const env = { ...NO_PROXY_ENV, HOSTCTL_TOKEN: 'hct_user_agent_test_token_01', HOSTCTL_CONFIG_DIR: config.path };

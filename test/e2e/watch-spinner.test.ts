@@ -2,27 +2,17 @@
 // poll goes and how many requests the token's shared budget has left, as `wait` does.
 // A real pseudo-terminal (`script`); Ctrl-C ends the watch once the line has been seen.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runInPtyInteractive, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { describe, expect } from 'vitest';
+import { runInPtyInteractive } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  // 100 a minute: one poll's share is 1.2 s, below the 2 s interval asked for below.
-  sandbox = await startSandbox(['--rate-limit', '100', '--window', '60']);
-  config = tmpDir('hostctl-watch-spinner-');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-
-// CI=true turns spinners off (see IO); this test is about a person's terminal.
-const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined });
+// 100 a minute: one poll's share is 1.2 s, below the 2 s interval asked for below.
+const test = e2eTest({ sandbox: ['--rate-limit', '100', '--window', '60'], spawnSandbox: true })
+  // CI=true turns spinners off (see IO); this test is about a person's terminal.
+  .extend('env', ({ sandboxEnv }) => () => ({ ...sandboxEnv, CI: undefined }));
 
 describe('--watch on a terminal', () => {
-  it('the spinner shows the next poll and the budget left, and Ctrl-C ends the watch', { timeout: 60_000 }, async () => {
+  test('the spinner shows the next poll and the budget left, and Ctrl-C ends the watch', { timeout: 60_000 }, async ({ env, sandbox }) => {
     const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -4,28 +4,17 @@
 // Ctrl-C typed into a real pty: watch-spinner.test.ts.
 
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, BIN, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { describe, expect } from 'vitest';
+import { baseEnv, BIN, sandboxAdmin } from '../support/cli.js';
+import { e2eTest, type Env } from '../support/fixtures.js';
 
-let sandbox: Sandbox;
-let config: { path: string; cleanup(): void };
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1000']);
-  config = tmpDir('hostctl-watch-');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  config?.cleanup();
-});
-
-const env = () => baseEnv({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, NO_COLOR: '1' });
-
-const plant = (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects);
+const test = e2eTest({ sandbox: ['--rate-limit', '1000'], spawnSandbox: true })
+  .extend('plant', ({ sandbox }) => (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects))
+  .extend('watch', ({ sandboxEnv }) => (args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) => watch(baseEnv({ ...sandboxEnv, NO_COLOR: '1' }), args, onLine));
 
 /** Runs hostctl, calling `onLine` for each stdout line; resolves with the exit code after `stop()`. */
-function watch(args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+function watch(env: Env, args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '';
   let stderr = '';
   const lines: string[] = [];
@@ -51,7 +40,7 @@ function watch(args: string[], onLine: (line: string, stop: () => void) => void 
 }
 
 describe('--watch in a real process', () => {
-  it('prints the first round into a pipe and ends on SIGINT, without waiting for the next round', { timeout: 60_000 }, async () => {
+  test('prints the first round into a pipe and ends on SIGINT, without waiting for the next round', { timeout: 60_000 }, async ({ plant, watch, sandbox }) => {
     await plant([{ publicId: 'ap-watchsig001', name: 'sig', status: 'running' }]);
     await sandboxAdmin(sandbox).clearRequests();
     // An interval far longer than the test's timeout: only the signal can end the run in time.

@@ -8,9 +8,10 @@ import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { Clock, Runtime } from '../../src/runtime.js';
-import { startSandboxServer as startServer, type StartOptions } from '../../src/sandbox/main.js';
+import { startSandboxServer as startServer } from '../../src/sandbox/main.js';
 import { baseEnv, isolated, type RunOptions, type RunResult, type Sandbox as ProcessSandbox } from './cli.js';
 import { MemoryStream } from './memory-stream.js';
+import { sandboxFlags } from './sandbox-here.js';
 import { platformOf, startAlt, type PlatformServer } from './servers.js';
 
 export { BIN, filesContaining, ROOT, runProcess, sandboxAdmin, tmpDir } from './cli.js';
@@ -234,29 +235,6 @@ export async function startSandbox(args: string[] = [], _env: Record<string, str
       clocks.delete(origin);
     },
   };
-}
-
-const FLAGS: Record<string, keyof StartOptions> = {
-  '--rate-limit': 'rateLimit',
-  '--window': 'windowSeconds',
-  '--page-size': 'pageSize',
-  '--lockout-after': 'lockoutAfter',
-  '--lockout-seconds': 'lockoutSeconds',
-  '--seed': 'seed',
-  '--state': 'stateFile',
-  '--host': 'host',
-};
-
-function sandboxFlags(args: string[]): StartOptions {
-  const out: Record<string, string | number> = {};
-  for (let i = 0; i < args.length; i++) {
-    const [flag = '', inline] = (args[i] ?? '').split(/=(.*)/s, 2);
-    const key = FLAGS[flag];
-    if (!key) throw new Error(`in-process sandbox: unknown flag ${args[i]}; start the real one (test/support/cli.ts)`);
-    const value = inline ?? args[++i] ?? '';
-    out[key] = key === 'stateFile' || key === 'host' ? value : Number(value);
-  }
-  return out as StartOptions;
 }
 
 /** The in-process sandbox with the PlatformServer face (see servers.ts). */

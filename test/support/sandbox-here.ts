@@ -20,3 +20,31 @@ export async function startSandboxHere(options: StartOptions = {}): Promise<Loca
     stop: () => server.close(),
   };
 }
+
+const FLAGS: Record<string, keyof StartOptions> = {
+  '--rate-limit': 'rateLimit',
+  '--window': 'windowSeconds',
+  '--page-size': 'pageSize',
+  '--lockout-after': 'lockoutAfter',
+  '--lockout-seconds': 'lockoutSeconds',
+  '--seed': 'seed',
+  '--state': 'stateFile',
+  '--host': 'host',
+};
+
+/**
+ * The flags of `hostctl sandbox` that tests use, as the options of a sandbox started in
+ * this worker (here, or in-process with inproc.ts). Another flag is an error: start the
+ * real one (test/support/cli.ts).
+ */
+export function sandboxFlags(args: string[]): StartOptions {
+  const out: Record<string, string | number> = {};
+  for (let i = 0; i < args.length; i++) {
+    const [flag = '', inline] = (args[i] ?? '').split(/=(.*)/s, 2);
+    const key = FLAGS[flag];
+    if (!key) throw new Error(`in-process sandbox: unknown flag ${args[i]}; start the real one (test/support/cli.ts)`);
+    const value = inline ?? args[++i] ?? '';
+    out[key] = key === 'stateFile' || key === 'host' ? value : Number(value);
+  }
+  return out as StartOptions;
+}
