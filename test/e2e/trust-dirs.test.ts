@@ -2,14 +2,15 @@
 // write is refused before anything is sent; a state.json root left behind (`sudo -E
 // hostctl …`) fails closed and is never replaced; with SNAP set (snap-packaged terminals)
 // config.json is still replaced atomically. The built CLI runs as `nobody` through
-// setpriv, from a copy of bin/ and dist/ that nobody can read wherever the checkout lies.
+// setpriv, from a copy of the built CLI that nobody can read wherever the checkout lies (cli-copy.ts).
 // Setting up another user's files takes root: without it these tests skip with the
 // reason (and fail under CI, where a skip is a failure).
 
-import { chmodSync, chownSync, cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, ROOT, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { BIN, runProcess, tmpDir, type RunResult } from '../support/cli.js';
+import { cliCopy, type CliCopy } from '../support/cli-copy.js';
 import { behaviours, expectCleanFailure, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
 
 const AS_ROOT = process.getuid?.() === 0;
@@ -20,17 +21,13 @@ const TOKEN = 'hc_trustdirstoken00000000000000001';
 
 if (!AS_ROOT) console.log('trust-dirs: the two-user tests need root (to give files to another user); skipped.');
 
-let cli: { path: string; cleanup(): void };
+let cli: CliCopy;
 let server: HostileServer;
 let work: { path: string; cleanup(): void };
 
 beforeAll(async () => {
   // A copy of the built CLI that the other user can read and run.
-  cli = tmpDir('hostctl-trustdirs-cli-');
-  cpSync(join(ROOT, 'bin'), join(cli.path, 'bin'), { recursive: true });
-  cpSync(join(ROOT, 'dist'), join(cli.path, 'dist'), { recursive: true });
-  cpSync(join(ROOT, 'package.json'), join(cli.path, 'package.json'));
-  chmodSync(cli.path, 0o755);
+  cli = cliCopy();
   server = await startHostile(behaviours.ok);
 });
 afterAll(async () => {
@@ -50,7 +47,7 @@ function asNobody(args: string[], configDir: string, env: Record<string, string 
   mkdirSync(home, { recursive: true, mode: 0o700 });
   chownSync(home, NOBODY, NOBODY);
   const full = { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: configDir, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, XDG_CONFIG_HOME: undefined, ...env };
-  return runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, join(cli.path, 'bin', 'hostctl.js'), ...args], { env: full, cwd: cli.path });
+  return runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli.bin, ...args], { env: full, cwd: cli.dir });
 }
 
 /** A config dir `owner` made, with a config.json sending the default profile to the test server. */
