@@ -2,7 +2,7 @@
 // else the clear-text file of a profile saved with --insecure-storage, with its warnings.
 // The keychain's side needs a Secret Service: test/e2e/keychain.test.ts.
 
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe('a profile saved with --insecure-storage', () => {
     const run = io();
     const t = await resolveToken('default', FILE, env, run.io);
     expect(t).toMatchObject({ value: TOKEN, source: 'file' });
-    expect(run.stderr()).toContain(`stored in clear text in ${tokenPath()}`);
+    expect(run.stderr()).toContain(`stored in clear text in ${tokenPath()} (saved with --insecure-storage). Run "hostctl auth login" where a keychain is available to move it there.`);
     expect(run.stderr()).not.toMatch(/can be read by other users/);
   });
 
@@ -88,7 +88,9 @@ describe('a profile saved with --insecure-storage', () => {
 
   it('a missing or blank file is "not logged in" naming the file, not a crash or an empty token', async () => {
     await expect(resolveToken('default', FILE, env)).rejects.toThrow(AuthError);
-    await expect(resolveToken('default', FILE, env)).rejects.toThrow(`${tokenPath()} is missing or empty`);
+    const err = await resolveToken('default', FILE, env).catch((e: unknown) => e);
+    expect((err as AuthError).message).toBe(`No token for profile "default": it was saved with --insecure-storage, but ${tokenPath()} is missing or empty.`);
+    expect((err as AuthError).hint).toBe('Run "hostctl auth login" again, or set HOSTCTL_TOKEN for this run.');
     mkdirSync(join(dir.path, 'tokens'));
     writeFileSync(tokenPath(), ' \n\n');
     await expect(resolveToken('default', FILE, env)).rejects.toThrow(`${tokenPath()} is missing or empty`);
@@ -103,6 +105,22 @@ describe('a profile saved with --insecure-storage', () => {
     expect((err as UsageError).message).toContain(`the file ${tokenPath()}`);
     expect((err as UsageError).message).not.toContain(TOKEN);
     expect((err as UsageError).hint).toMatch(/hostctl auth login/);
+  });
+
+  it('is written 0600 into a tokens directory made private, even one that was not', () => {
+    mkdirSync(join(dir.path, 'tokens'), { mode: 0o755 });
+    chmodSync(join(dir.path, 'tokens'), 0o755);
+    expect(writeTokenFile('default', TOKEN, env)).toBe(tokenPath());
+    expect(statSync(join(dir.path, 'tokens')).mode & 0o777).toBe(0o700);
+    expect(statSync(tokenPath()).mode & 0o777).toBe(0o600);
+    expect(readTokenFile('default', env)).toEqual({ token: TOKEN, path: tokenPath(), loose: false });
+  });
+
+  it('a token file that cannot be written is one sentence naming the tokens directory, not a stack', () => {
+    writeFileSync(join(dir.path, 'tokens'), 'a file in the way');
+    expect(() => writeTokenFile('default', TOKEN, env)).toThrow(
+      `Cannot write the token file in ${join(dir.path, 'tokens')}: a file is in the way where a directory should be (EEXIST).`,
+    );
   });
 
   it('the stored token is known (to be masked) only for a profile saved to a file', () => {
