@@ -4,7 +4,7 @@
 
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushSinks, guarded, redacted, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
+import { flushSinks, guarded, IO, redacted, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
 
 /** Every stream made here, released after each test: no guard (and no secret) outlives its test. */
 const made: Writable[] = [];
@@ -109,5 +109,58 @@ describe('what is written to a guarded stream', () => {
     expect(scrubSecrets('first_run_secret second_run_secret')).toBe('****cret ****cret');
     releaseSinks(a);
     expect(scrubSecrets('first_run_secret second_run_secret')).toBe('first_run_secret ****cret');
+  });
+
+  it('after a finished colour sequence, the start of a secret is still held back until it is known', () => {
+    const out = collector();
+    const g = guarded(out, secrets(SECRET));
+    g.write(`\u001b[31mred\u001b[39m ${SECRET.slice(0, 10)}`);
+    g.write(`${SECRET.slice(10)}\n`);
+    expect(out.text()).toBe('\u001b[31mred\u001b[39m ****p0o9\n');
+  });
+
+  it('a released stream gets what was held back', () => {
+    const out = collector();
+    const g = guarded(out, secrets(SECRET));
+    g.write(`last ${SECRET.slice(0, 6)}`);
+    releaseSinks(out);
+    expect(out.text()).toBe(`last ${SECRET.slice(0, 6)}`);
+  });
+
+  it('properties other than write set on the guard reach the stream, and write stays the guard', () => {
+    const out = collector();
+    const g = guarded(out, secrets(SECRET));
+    (g as unknown as { columns: number }).columns = 40;
+    expect((out as unknown as { columns: number }).columns).toBe(40);
+    g.write(`${SECRET}\n`);
+    expect(out.text()).toBe('****p0o9\n');
+  });
+});
+
+describe('an IO on streams guarded already (the process\'s own, a second IO of one run)', () => {
+  const SECRET = 'hct_unit_TWICE_secret_value_m5n6';
+
+  it('shares their list, so a secret it learns is masked on both', () => {
+    const stdout = collector();
+    const stderr = collector();
+    new IO({ stdout, stderr, env: {} });
+    const second = new IO({ stdout, stderr, env: {} });
+    second.addSecret(SECRET);
+    second.out(`${SECRET}\n`);
+    second.warn(SECRET);
+    expect(stdout.text()).toBe('****m5n6\n');
+    expect(stderr.text()).toBe('hostctl: warning: ****m5n6\n');
+  });
+
+  it('when only stderr is guarded already, stdout joins its list', () => {
+    const stdout = collector();
+    const stderr = collector();
+    guarded(stderr, new Secrets());
+    const io = new IO({ stdout, stderr, env: {} });
+    io.addSecret(SECRET);
+    io.out(`${SECRET}\n`);
+    io.warn(SECRET);
+    expect(stdout.text()).toBe('****m5n6\n');
+    expect(stderr.text()).toBe('hostctl: warning: ****m5n6\n');
   });
 });
