@@ -119,6 +119,40 @@ describe('what is written to a guarded stream', () => {
     expect(out.text()).toBe('\u001b[31mred\u001b[39m ****p0o9\n');
   });
 
+  it('a secret right after a colour sequence is caught split across writes', () => {
+    const out = collector();
+    const g = guarded(out, secrets(SECRET));
+    g.write(`\u001b[1m${SECRET.slice(0, 10)}`);
+    g.write(`${SECRET.slice(10)}\u001b[22m`);
+    flushSinks();
+    expect(out.text()).toBe('\u001b[1m****p0o9\u001b[22m');
+  });
+
+  it('after a flush, the next write starts clean', () => {
+    const out = collector();
+    const g = guarded(out, secrets(SECRET));
+    g.write(`a ${SECRET.slice(0, 6)}`);
+    flushSinks();
+    g.write(' b');
+    expect(out.text()).toBe(`a ${SECRET.slice(0, 6)} b`);
+  });
+
+  it('end() with no chunk, or with only a callback, writes what was held back and ends the stream', async () => {
+    for (const withCallback of [false, true]) {
+      const out = collector();
+      const g = guarded(out, secrets(SECRET));
+      g.write(`x ${SECRET.slice(0, 8)}`);
+      const finished = new Promise<void>((done) => out.on('finish', () => done()));
+      let called = false;
+      if (withCallback) g.end(() => (called = true));
+      else g.end();
+      await finished;
+      await new Promise((done) => setImmediate(done));
+      expect(out.text()).toBe(`x ${SECRET.slice(0, 8)}`);
+      expect(called).toBe(withCallback);
+    }
+  });
+
   it('a released stream gets what was held back', () => {
     const out = collector();
     const g = guarded(out, secrets(SECRET));
