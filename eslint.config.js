@@ -28,7 +28,7 @@ const CLIENT_MESSAGE = 'Client code does not import the sandbox (src/sandbox/); 
 const SANDBOX_MESSAGE = `The sandbox imports from the client only ${SANDBOX_MAY_IMPORT.map((m) => `../${m}.js`).join(', ')}. See eslint.config.js.`;
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

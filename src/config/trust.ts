@@ -17,7 +17,7 @@ export function shellQuote(path: string): string {
  * belongs to another user or is writable by group or others. `what`: "the config
  * directory", "the config file".
  */
-function checkOwnership(st: Stats, path: string, what: string): void {
+export function checkOwnership(st: Stats, path: string, what: string): void {
   // Windows has neither owners by uid nor these mode bits.
   if (process.platform === 'win32') return;
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
