@@ -11,6 +11,9 @@ vi.mock('node:v8', () => ({
   setFlagsFromString: (flags: string) => v8.flags.push(flags),
 }));
 
+// The unit layer shares its workers between files (isolate: false): another file may have
+// loaded young.js with the real node:v8 already, so this file loads its own.
+vi.resetModules();
 const { YOUNG_CAP_BYTES, youngCap } = await import('../../src/http/young.js');
 
 afterEach(() => {
