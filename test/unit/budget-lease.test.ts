@@ -27,39 +27,11 @@ import {
   type BudgetStore,
   type Send,
 } from '../../src/http/budget.js';
+import { rateHeaders, slidingWindowServer } from '../support/window-server.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
-const headers = (limit: number, remaining: number, reset: number) => ({
-  'x-ratelimit-limit': String(limit),
-  'x-ratelimit-remaining': String(remaining),
-  'x-ratelimit-reset': String(reset),
-});
-
-/** A sliding-window server of `limit` per `windowMs`: what it counted, and 429s past the limit. */
-function server(limit: number, windowMs: number) {
-  const seen: number[] = [];
-  let refused = 0;
-  return {
-    get refused() {
-      return refused;
-    },
-    /** A request from another machine, where there is room: the budget learns of it only from the headers. */
-    other(now: number): void {
-      while (seen.length > 0 && seen[0]! <= now - windowMs) seen.shift();
-      if (seen.length < limit) seen.push(now);
-    },
-    take(now: number): { ok: boolean; headers: Record<string, string> } {
-      while (seen.length > 0 && seen[0]! <= now - windowMs) seen.shift();
-      const reset = (first: number) => Math.ceil((first + windowMs - now) / 1000);
-      if (seen.length >= limit) {
-        refused++;
-        return { ok: false, headers: headers(limit, 0, reset(seen[0]!)) };
-      }
-      seen.push(now);
-      return { ok: true, headers: headers(limit, limit - seen.length, reset(seen[0]!)) };
-    },
-  };
-}
+const headers = rateHeaders;
+const server = slidingWindowServer;
 
 /** A seeded generator, so that a failure can be run again. */
 function random(seed: number): () => number {

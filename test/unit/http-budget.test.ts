@@ -21,26 +21,11 @@ import {
   type BudgetData,
   type Send,
 } from '../../src/http/budget.js';
+import { rateHeaders, slidingWindowServer } from '../support/window-server.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
-const headers = (limit: number, remaining: number, reset: number) => ({
-  'x-ratelimit-limit': String(limit),
-  'x-ratelimit-remaining': String(remaining),
-  'x-ratelimit-reset': String(reset),
-});
-
-/** A sliding-window server of `limit` per `windowMs`, answering each request at once. */
-function server(limit: number, windowMs: number) {
-  const seen: number[] = [];
-  return {
-    take(now: number): { ok: boolean; headers: Record<string, string> } {
-      while (seen.length > 0 && seen[0]! <= now - windowMs) seen.shift();
-      if (seen.length >= limit) return { ok: false, headers: headers(limit, 0, Math.ceil((seen[0]! + windowMs - now) / 1000)) };
-      seen.push(now);
-      return { ok: true, headers: headers(limit, limit - seen.length, Math.ceil((seen[0]! + windowMs - now) / 1000)) };
-    },
-  };
-}
+const headers = rateHeaders;
+const server = slidingWindowServer;
 
 describe('the budget on an injected clock', () => {
   it('an empty budget lets a request go, as the probe of the window', () => {
