@@ -49,10 +49,10 @@ export interface CacheStorage {
   write(name: string, value: unknown): void | Promise<void>;
   /**
    * A claim to fetch `name` while other processes wait for it (shared storage only):
-   * resolves once this process holds the claim (true), or another filled it or its claim
-   * lapsed (false). The caller reads the entry again either way.
+   * resolves once this process holds the claim, or another filled it or its claim lapsed.
+   * The caller reads the entry again either way, so which of these it was does not matter.
    */
-  claim?(name: string): Promise<boolean>;
+  claim?(name: string): Promise<void>;
 }
 
 function isStoredAnswer(v: unknown): v is StoredAnswer {

@@ -267,12 +267,11 @@ export class RedisStore implements BudgetStore<false> {
         safely(async () => {
           const claimKey = `${keyOf(name)}:filling`;
           for (const until = Date.now() + FILL_CLAIM_MS; Date.now() < until; ) {
-            if ((await c.set(claimKey, '1', 'PX', FILL_CLAIM_MS, 'NX')) === 'OK') return true;
+            if ((await c.set(claimKey, '1', 'PX', FILL_CLAIM_MS, 'NX')) === 'OK') return;
             await new Promise((r) => setTimeout(r, FILL_POLL_MS));
-            if ((await c.exists(keyOf(name))) === 1) return false;
+            if ((await c.exists(keyOf(name))) === 1) return;
           }
-          return true;
-        }, true),
+        }, undefined),
     };
   }
 }
