@@ -7,6 +7,11 @@ describe('isLoopbackHost', () => {
     for (const h of ['localhost', 'LOCALHOST', '::1', '[::1]', '127.0.0.1', '127.1.2.3']) expect(isLoopbackHost(h), h).toBe(true);
     for (const h of ['app.localhost', 'example.invalid', '128.0.0.1', '127.0.0.1.example.invalid', '']) expect(isLoopbackHost(h), h).toBe(false);
   });
+
+  it('takes every address of 127.0.0.0/8, whatever its octets\' lengths, and only a whole address', () => {
+    for (const h of ['127.10.200.254', '127.255.1.22', '127.0.100.9']) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['x127.0.0.1', '1127.0.0.1', '127.0.0.1234']) expect(isLoopbackHost(h), h).toBe(false);
+  });
 });
 
 describe('parseBaseUrl', () => {
@@ -33,6 +38,50 @@ describe('parseBaseUrl', () => {
       expect(() => parseBaseUrl(raw, 'HOSTCTL_BASE_URL'), raw).toThrow(UsageError);
       expect(() => parseBaseUrl(raw, 'HOSTCTL_BASE_URL'), raw).toThrow(/HOSTCTL_BASE_URL/);
     }
+  });
+});
+
+describe('parseBaseUrl: each refusal says what is wrong and what to give instead', () => {
+  const refusal = (raw: string): UsageError => {
+    try {
+      parseBaseUrl(raw, '--base-url');
+    } catch (err) {
+      if (err instanceof UsageError) return err;
+      throw err;
+    }
+    throw new Error(`${raw} was accepted`);
+  };
+
+  it('a scheme other than https or http', () => {
+    const err = refusal('ftp://api.example.invalid/v1');
+    expect(err.message).toBe('The base URL from --base-url uses ftp:, not https:, and must be https:// (or http:// on a loopback host).');
+    expect(err.hint).toBe('Give a URL such as https://api.example.com/v1.');
+  });
+
+  it('plain http to a host that is not loopback', () => {
+    const err = refusal('http://api.example.invalid/v1');
+    expect(err.message).toBe('Refusing base URL http://api.example.invalid from --base-url: the token may only travel over https (plain http is allowed for loopback hosts only).');
+    expect(err.hint).toBe('Use an https:// base URL.');
+  });
+
+  it('credentials, a user name alone included', () => {
+    for (const raw of ['https://me@api.example.invalid/v1', 'https://:pw@api.example.invalid/v1', 'https://me:pw@api.example.invalid/v1']) {
+      const err = refusal(raw);
+      expect(err.message, raw).toBe('The base URL from --base-url must not contain credentials.');
+      expect(err.hint, raw).toBe('Remove the user:password@ part.');
+    }
+  });
+
+  it('a path that does not end in /v1, one that goes on past it included', () => {
+    for (const raw of ['https://api.example.invalid/v1/apps', 'https://api.example.invalid/v10', 'https://api.example.invalid/']) {
+      const err = refusal(raw);
+      expect(err.message, raw).toMatch(/^The base URL from --base-url must end in \/v1, the API's version: https:\/\/api\.example\.invalid\/\S* does not\.$/);
+      expect(err.hint, raw).toBe("Give the API's address with its version, such as https://api.example.invalid/v1.");
+    }
+  });
+
+  it('a URL that does not parse', () => {
+    expect(refusal('not a url').hint).toBe('Give a URL such as https://api.example.com/v1.');
   });
 });
 
