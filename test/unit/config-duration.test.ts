@@ -31,6 +31,45 @@ describe('parseDuration', () => {
   });
 });
 
+describe('parseDuration at its edges', () => {
+  it('takes fractions of every unit, with more than one decimal', () => {
+    expect(parseDuration('1.25s', '--interval')).toBe(1_250);
+    expect(parseDuration('0.125m', '--interval')).toBe(7_500);
+    expect(parseDuration('1.5h15.25m', '--interval')).toBe(5_400_000 + 915_000);
+  });
+
+  it('refuses a duration with anything after it, and a number too large to be finite', () => {
+    for (const raw of ['10sx', '10s 5', '1h30', '1e400s', `${'9'.repeat(400)}s`]) {
+      expect(() => parseDuration(raw, '--deadline'), raw).toThrow(UsageError);
+    }
+  });
+
+  it('says what it takes, with an example, in one sentence', () => {
+    let err: unknown;
+    try {
+      parseDuration('soon', '--deadline');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('--deadline takes a duration such as 30s, 10m or 1h (at most 7d), not "soon".');
+    expect((err as UsageError).hint).toBe('For example: --deadline 10m');
+  });
+});
+
+describe('parseSeconds says what it takes', () => {
+  it('with the flag, the value and an example', () => {
+    let err: unknown;
+    try {
+      parseSeconds('abc', '--timeout', 30);
+    } catch (e) {
+      err = e;
+    }
+    expect((err as UsageError).message).toBe('--timeout takes a number of seconds, not "abc".');
+    expect((err as UsageError).hint).toBe('For example: --timeout 30');
+  });
+});
+
 describe('parseInterval', () => {
   it('is the fallback when absent, and at least a second', () => {
     expect(parseInterval(undefined, 5_000)).toBe(5_000);
