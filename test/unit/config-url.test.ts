@@ -26,6 +26,9 @@ describe('parseBaseUrl', () => {
     // a password holding @ and / is masked whole
     expect(() => parseBaseUrl('https://me:a/b@api.invalid:99999/v1', '--base-url')).toThrow('is not a valid URL: https://me:****@api.invalid:99999/v1.');
     expect(() => parseBaseUrl('https://api .invalid/v1', '--base-url')).toThrow('is not a valid URL: https://api .invalid/v1.');
+    // without a scheme, and with a user name but no password (nothing to mask)
+    expect(() => parseBaseUrl('//me:hunter2-secret@api.invalid/v1', '--base-url')).toThrow('is not a valid URL: //me:****@api.invalid/v1.');
+    expect(() => parseBaseUrl('https://me@api .invalid/v1', '--base-url')).toThrow('is not a valid URL: https://me@api .invalid/v1.');
   });
 
   it('allows plain http on loopback only', () => {
@@ -95,6 +98,10 @@ describe('baseUrlKey', () => {
   it('is undefined for text that is not a URL', () => {
     expect(baseUrlKey('not a url')).toBeUndefined();
   });
+
+  it('a bare origin is its origin, without the slash', () => {
+    expect(baseUrlKey('https://api.example.invalid/')).toBe('https://api.example.invalid');
+  });
 });
 
 describe('queryPartsWithout', () => {
@@ -102,6 +109,10 @@ describe('queryPartsWithout', () => {
     expect(queryPartsWithout('?page=2&status%5B%5D=a+b&p%61ge=3&pag+e=1', 'page')).toEqual(['status%5B%5D=a+b', 'pag+e=1']);
     expect(queryPartsWithout('a=1&&page&b=%E0%A4%A', 'page')).toEqual(['a=1', 'b=%E0%A4%A']);
     expect(queryPartsWithout('', 'page')).toEqual([]);
+  });
+
+  it('takes the leading ? off only: a ? inside a value stays', () => {
+    expect(queryPartsWithout('a=?&b=2&page=1', 'page')).toEqual(['a=?', 'b=2']);
   });
 
   it('keeps a part whose key is not valid percent-encoding, undecoded', () => {
