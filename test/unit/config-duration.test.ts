@@ -20,6 +20,8 @@ describe('parseDuration', () => {
     expect(parseDuration('30s', '--interval')).toBe(30_000);
     expect(parseDuration('1h30m', '--interval')).toBe(5_400_000);
     expect(parseDuration(' 2 ', '--interval')).toBe(2_000);
+    expect(parseDuration('90', '--interval')).toBe(90_000);
+    expect(parseDuration('2.5', '--interval')).toBe(2_500);
     expect(parseDuration('7d', '--interval')).toBe(7 * 86_400_000);
   });
 
