@@ -2,25 +2,13 @@
 // secret that looks like a pattern, bytes and callbacks as streams are written to, the end
 // of a stream, and a spinner's hook on write.
 
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { flushSinks, guarded, IO, redacted, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
+import { sinkCollectors } from '../support/sink-collector.js';
 
-/** Every stream made here, released after each test: no guard (and no secret) outlives its test. */
-const made: Writable[] = [];
-afterEach(() => releaseSinks(...made.splice(0)));
-
-function collector(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk.toString('utf8'));
-      cb();
-    },
-  });
-  made.push(w);
-  return Object.assign(w, { text: () => chunks.join('') });
-}
+const sinks = sinkCollectors();
+const collector = sinks.collector;
+afterEach(sinks.release);
 
 function secrets(...values: string[]): Secrets {
   const s = new Secrets();

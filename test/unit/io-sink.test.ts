@@ -6,24 +6,13 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { flushSinks, guarded, IO, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
 import { oneLine, sanitize } from '../../src/output/sanitize.js';
+import { sinkCollectors } from '../support/sink-collector.js';
 
 const SECRET = 'hct_unit_SINK_secret_value_z9x8';
 
-/** Every stream made here, released after each test: no guard (and no secret) outlives its test. */
-const made: Writable[] = [];
-afterEach(() => releaseSinks(...made.splice(0)));
-
-function collector(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk.toString('utf8'));
-      cb();
-    },
-  });
-  made.push(w);
-  return Object.assign(w, { text: () => chunks.join('') });
-}
+const sinks = sinkCollectors();
+const collector = sinks.collector;
+afterEach(sinks.release);
 
 /** A stream guarded with its own run's secrets: SECRET, or those given. */
 function guardedWith(out: Writable, ...values: string[]) {
