@@ -24,6 +24,9 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', isolate: false, include: ['test/unit/**/*.test.ts', 'test/sandbox/**/*.test.ts'] } },
       { extends: true, test: { name: 'cli', isolate: false, include: ['test/cli/**/*.test.ts'] } },
+      // Unit tests of native code that keeps state for the life of the process (the
+      // keychain addon's D-Bus connection): a process of its own per file.
+      { extends: true, test: { name: 'own-process', include: ['test/own-process/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
     // Under CI=true a skipped test fails the run (.ci/no-skips-reporter.mjs).
