@@ -3,7 +3,8 @@
 // a failed write that reports its own cause rather than the clean-up of a temporary file,
 // a file planted at the temporary name never written through, and the lock policies at
 // their edges (a lock that cannot be made, a lock released just after a zero wait, and a
-// held lock that an async 'proceed' must leave to its holder).
+// held lock that an async 'proceed' must leave to its holder; and the first retries come
+// soon, on a fake clock).
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
@@ -144,5 +145,18 @@ describe('the lock policies at their edges', () => {
     rmdirSync(lock); // the holder lets go just after the one attempt
     await expect(attempt).rejects.toThrow(`held: ${lock}`);
     expect(ran).toBe(false);
+  });
+
+  it('a waiter retries soon at first: a lock let go of is taken within a few milliseconds, not after a long sleep', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const lock = lockPath();
+    mkdirSync(lock, { recursive: true });
+    let ran = false;
+    const done = withLock(lock, fail(1_000), () => (ran = true));
+    rmdirSync(lock); // the holder lets go at once
+    await vi.advanceTimersByTimeAsync(7);
+    expect(ran).toBe(true);
+    await done;
+    expect(existsSync(lock)).toBe(false);
   });
 });
