@@ -94,7 +94,7 @@ function errorCode(err: unknown): unknown {
  * error to throw.
  */
 export interface LockPolicy {
-  /** A lock this old was left by a process that died: the lock is held for milliseconds. */
+  /** A lock older than this was left by a process that died: the lock is held for milliseconds. */
   staleMs: number;
   waitMs: number;
   unavailable: 'proceed' | ((lock: string, waitedMs: number) => Error);

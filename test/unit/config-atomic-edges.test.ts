@@ -7,7 +7,7 @@
 // soon, on a fake clock).
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, symlinkSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withLock, withLockSync, writeError, writeFileAtomic, type LockPolicy } from '../../src/config/atomic.js';
@@ -145,6 +145,19 @@ describe('the lock policies at their edges', () => {
     rmdirSync(lock); // the holder lets go just after the one attempt
     await expect(attempt).rejects.toThrow(`held: ${lock}`);
     expect(ran).toBe(false);
+  });
+
+  it('a lock exactly staleMs old is still its holder\'s; one a millisecond older is taken over as left by a dead process', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const now = Date.UTC(2026, 10, 26, 12, 0, 0);
+    vi.setSystemTime(now);
+    const lock = lockPath();
+    mkdirSync(lock, { recursive: true });
+    const policy: LockPolicy = { staleMs: 5_000, waitMs: 0, unavailable: (l) => new Error(`held: ${l}`) };
+    utimesSync(lock, (now - 5_000) / 1000, (now - 5_000) / 1000);
+    expect(() => withLockSync(lock, policy, () => 'ran')).toThrow(`held: ${lock}`);
+    utimesSync(lock, (now - 5_001) / 1000, (now - 5_001) / 1000);
+    expect(withLockSync(lock, policy, () => 'ran')).toBe('ran');
   });
 
   it('a waiter retries soon at first: a lock let go of is taken within a few milliseconds, not after a long sleep', async () => {
