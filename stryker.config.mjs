@@ -2,7 +2,8 @@
 // changes the code that keeps hostctl's promises one small edit at a time and runs the
 // unit and cli layers against each change; a change no test notices is a gap in the tests.
 // The globs name folders, not files, so that moving a module keeps it measured.
-// `--mutate src/auth/**/*.ts` measures one folder (the incremental file keeps the rest).
+// `--mutate 'src/auth/**/*.ts' --incrementalFile reports/mutation/auth.incremental.json`
+// measures one folder, with an incremental file of its own (docs/testing.md).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
