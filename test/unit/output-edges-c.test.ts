@@ -39,6 +39,13 @@ describe('--jq printer', () => {
     expect(out).toBe('one\ttwo\nthree\tfour\n');
   });
 
+  it('on a terminal removes a sequence whole when jq hands its line over in more than one batch', async () => {
+    // A 200,000-character CSI in a JSON string (jq prints U+009B as it is): jq hands its
+    // output over every 64 KiB, so the line comes in pieces, and is cleaned once whole.
+    const long = `\u009b${'1'.repeat(200_000)}m`;
+    expect(await runJq('.[0]', [[{ s: long }]], { tty: true })).toBe('{\n  "s": ""\n}\n');
+  });
+
   it("prints all of jq's output, however many batches it comes in, on a pipe and on a terminal", async () => {
     const expected = Array.from({ length: 30_000 }, (_, i) => `${i}\n`).join('');
     expect(await runJq('range(30000)', [[]], { tty: false })).toBe(expected);
@@ -115,6 +122,8 @@ describe('sanitize', () => {
     expect(sanitize('a\u009b1;2')).toBe('a');
     expect(sanitize('a\u001b(Bb')).toBe('ab');
     expect(sanitize('a\u001b(')).toBe('a');
+    expect(sanitize('a\u001b7b')).toBe('ab');
+    expect(sanitize('a\u001b$(Bb')).toBe('ab');
   });
 
   it('removes a terminated OSC, DCS, SOS, PM and APC string with its text', () => {
