@@ -8,6 +8,7 @@ import { statusErrors } from '../../src/http/status.js';
 import { MAX_REDIRECTS, nextHop, redirects, resolveUrl } from '../../src/http/origin.js';
 import { MAX_429_RETRIES, wait429 } from '../../src/http/wait429.js';
 import { bearer } from '../../src/http/bearer.js';
+import { newTokenAdvice } from '../../src/auth/advice.js';
 import { verboseLog } from '../../src/http/verbose.js';
 import { budgetLayer } from '../../src/http/budget.js';
 
@@ -136,9 +137,10 @@ describe('the 429 wait', () => {
 });
 
 describe('the token layer (bearer)', () => {
+  /** Marks kept as the state file keeps them (RejectedMark): the status, and `sandbox` when a sandbox said no. */
   function marks() {
-    const m = new Map<string, number>();
-    return { m, rejected: (fp: string) => m.get(fp), markRejected: (fp: string, status: number) => void m.set(fp, status) };
+    const m = new Map<string, { status: number; sandbox?: true }>();
+    return { m, rejected: (fp: string) => m.get(fp), markRejected: (fp: string, status: number, sandbox?: boolean) => void m.set(fp, sandbox ? { status, sandbox } : { status }) };
   }
 
   it('adds the token for the base origin only, and strips any Authorization elsewhere', async () => {
@@ -154,9 +156,23 @@ describe('the token layer (bearer)', () => {
     const store = marks();
     const { send, seen } = drive(bearer({ origin: ORIGIN, secret: SECRET, fingerprint: 'fp', marks: store }), [answer(401), answer(200)]);
     expect((await send(get())).status).toBe(401);
-    expect(store.m.get('fp')).toBe(401);
+    expect(store.m.get('fp')).toEqual({ status: 401 });
     expect(await rejection(send(get()))).toBeInstanceOf(AuthError);
     expect(seen).toHaveLength(1);
+  });
+
+  it('the refusal of a marked token says why in one sentence, and where a new one comes from: the dashboard, or the sandbox that rejected it', async () => {
+    const why =
+      'The API rejected this token earlier in this run; hostctl will not send it again, because retrying a rejected token locks out your IP address.';
+    const refusal = async (rejectedBy: Record<string, string>) => {
+      const { send } = drive(bearer({ origin: ORIGIN, secret: SECRET, fingerprint: 'fp', marks: marks() }), [answer(401, rejectedBy)]);
+      await send(get());
+      const err = (await rejection(send(get()))) as AuthError;
+      return { message: err.message, hint: err.hint };
+    };
+    expect(await refusal({})).toEqual({ message: why, hint: newTokenAdvice(false) });
+    expect(await refusal({ 'x-hostctl-sandbox': '1' })).toEqual({ message: why, hint: newTokenAdvice(true) });
+    expect(newTokenAdvice(true)).not.toBe(newTokenAdvice(false));
   });
 
   it('a 401 from another origin, and a 403, mark nothing', async () => {
