@@ -70,6 +70,12 @@ describe('transientRetry', () => {
     expect(midway.calls()).toBe(1);
   });
 
+  it('resends a HEAD as it does a GET: both read without changing anything on the server', async () => {
+    const head = run([status(503), status(200)], { ...get, method: 'HEAD' });
+    expect((await head.result).status).toBe(200);
+    expect(head.calls()).toBe(2);
+  });
+
   it('never resends a POST, nor a 4xx', async () => {
     const post = run([status(503), status(200)], { ...get, method: 'POST' });
     expect((await post.result).status).toBe(503);
