@@ -3,7 +3,7 @@
 // sent and nothing spent from the shared budget. Against the in-process sandbox, whose
 // request log shows what arrived, and the budget file, which must not change.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
@@ -101,6 +101,21 @@ describe('--dry-run', () => {
       headers: expect.objectContaining({ authorization: masked(sandbox), 'content-type': 'application/json', 'x-trace': '7' }) as unknown,
       body: '{"name":"dry"}',
     });
+    expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  test("api --input FILE: the file's bytes as the body, read as UTF-8, and in the line of text quoted for a shell, quotes too", async ({ hostctl, sandbox, home }) => {
+    const file = join(home.path, 'body.json');
+    writeFileSync(file, `{"name":"it's d\u00e9j\u00e0 dry"}`);
+    const text = await hostctl(['api', '/apps', '--input', file, '--dry-run']);
+    expect(text.code, text.stderr).toBe(0);
+    const agent = /user-agent: ([^']+)/.exec(text.stdout)?.[1];
+    expect(text.stdout).toBe(
+      `POST ${sandbox.baseUrl}/apps -H 'accept: application/json' -H 'user-agent: ${agent}' -H 'content-type: application/json' -H 'authorization: ${masked(sandbox)}'` +
+        ` --data '{"name":"it'\\''s d\u00e9j\u00e0 dry"}'\n`,
+    );
+    const [req] = recorded(await hostctl(['api', '/apps', '--input', file, '--dry-run', '--json']));
+    expect(req?.body).toBe(`{"name":"it's d\u00e9j\u00e0 dry"}`);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
   });
 
