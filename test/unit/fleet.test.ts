@@ -6,6 +6,17 @@ import { maskRedisUrl, parseRedisUrl, redisKeys, redisUrlSetting } from '../../s
 import { faultReason } from '../../src/http/redis.js';
 import { UsageError } from '../../src/errors.js';
 
+/** The usage error parseRedisUrl throws for `raw`: its class, message and hint, as the user reads them. */
+function refusal(raw: string, origin = 'HOSTCTL_REDIS_URL'): { name: string; message: string; hint: string | undefined } {
+  try {
+    parseRedisUrl(raw, origin);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return { name: err.name, message: err.message, hint: err.hint };
+  }
+  throw new Error(`${raw} was accepted`);
+}
+
 describe('parseRedisUrl', () => {
   it('rediss:// anywhere; redis:// on loopback only; the port defaults to 6379, the database to 0', () => {
     expect(parseRedisUrl('rediss://:p%40ss@redis.example.invalid:6380/3', 'x')).toEqual({ host: 'redis.example.invalid', port: 6380, tls: true, db: 3, password: 'p@ss', where: 'redis.example.invalid:6380' });
@@ -14,18 +25,17 @@ describe('parseRedisUrl', () => {
     expect(parseRedisUrl('redis://user:pw@localhost:6379', 'x')).toMatchObject({ username: 'user', password: 'pw' });
   });
 
+  it('a URL without a password gives none, not an empty one (an empty secret would be registered)', () => {
+    expect(parseRedisUrl('redis://127.0.0.1:6379/2', 'x')).toEqual({ host: '127.0.0.1', port: 6379, tls: false, db: 2, where: '127.0.0.1:6379' });
+    expect(parseRedisUrl('rediss://user@redis.example.invalid', 'x')).toEqual({ host: 'redis.example.invalid', port: 6379, tls: true, db: 0, username: 'user', where: 'redis.example.invalid:6379' });
+  });
+
   it('plain redis:// to another host is a usage error naming rediss:// and never the password', () => {
-    const err = (() => {
-      try {
-        parseRedisUrl('redis://:topsecret@10.redis.example.invalid:6379/0', 'HOSTCTL_REDIS_URL');
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(err).toBeInstanceOf(UsageError);
-    const text = `${(err as UsageError).message} ${(err as UsageError).hint ?? ''}`;
-    expect(text).toContain('rediss://10.redis.example.invalid:6379');
-    expect(text).not.toContain('topsecret');
+    expect(refusal('redis://:topsecret@10.redis.example.invalid:6379/0')).toEqual({
+      name: 'UsageError',
+      message: 'The Redis URL from HOSTCTL_REDIS_URL is plain redis:// to 10.redis.example.invalid:6379, which is not this machine: cached API objects and the budget would cross the network in clear text.',
+      hint: 'Use rediss://10.redis.example.invalid:6379 (Redis with TLS), or redis:// to a loopback host only.',
+    });
     // *.localhost is not loopback (the base URL's rule).
     expect(() => parseRedisUrl('redis://evil.localhost:6379', 'x')).toThrow(UsageError);
   });
@@ -34,6 +44,31 @@ describe('parseRedisUrl', () => {
     expect(() => parseRedisUrl('http://127.0.0.1:6379', 'x')).toThrow(/must be rediss:\/\//);
     expect(() => parseRedisUrl('redis://127.0.0.1:6379/zero', 'x')).toThrow(/not a number/);
     expect(() => parseRedisUrl('not a url :pw@', 'x')).toThrow(/not a valid URL\.$/);
+  });
+
+  it('each refusal says what to give instead, in full', () => {
+    expect(refusal('not a url :pw@', 'profile "ci" redisUrl')).toEqual({
+      name: 'UsageError',
+      message: 'The Redis URL from profile "ci" redisUrl is not a valid URL.',
+      hint: 'Give a URL such as rediss://redis.example.com:6379/0 (or redis://127.0.0.1:6379 on this machine).',
+    });
+    expect(refusal('http://127.0.0.1:6379')).toEqual({
+      name: 'UsageError',
+      message: 'The Redis URL from HOSTCTL_REDIS_URL is a http: URL; it must be rediss:// (or redis:// on a loopback host).',
+      hint: 'Give a URL such as rediss://redis.example.com:6379/0.',
+    });
+    expect(refusal('rediss://redis.example.invalid:6380/zero')).toEqual({
+      name: 'UsageError',
+      message: 'The Redis URL from HOSTCTL_REDIS_URL names the database "zero", not a number.',
+      hint: 'Give the database as a number, e.g. rediss://redis.example.invalid:6380/0.',
+    });
+  });
+
+  it('the database is one or two digits: more digits, or digits with text before or after, are refused', () => {
+    for (const db of ['123', 'x12', '12x', '1e1']) {
+      expect(refusal(`redis://127.0.0.1:6379/${db}`).message).toBe(`The Redis URL from HOSTCTL_REDIS_URL names the database "${db}", not a number.`);
+    }
+    expect(parseRedisUrl('redis://127.0.0.1:6379/15', 'x').db).toBe(15);
   });
 });
 
@@ -44,17 +79,25 @@ describe('what is shown and kept', () => {
     expect(maskRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 
+  it('a URL too broken to parse still has what stands before its @ masked', () => {
+    expect(maskRedisUrl('redis://user:hunter2@127.0.0.1:port/0')).toBe('redis://****@127.0.0.1:port/0');
+    expect(maskRedisUrl('not a url')).toBe('not a url');
+  });
+
   it('the keys of one token share one hash slot ({fingerprint}) and hold only the fingerprint', () => {
     const k = redisKeys('ab12');
     expect(k.budget).toBe('hostctl:{ab12}:budget');
     expect(k.cache('x')).toBe('hostctl:{ab12}:cache:x');
     expect(redisKeys('a}b{c').budget).toBe('hostctl:{abc}:budget');
+    // At most 64 characters of it, as the budget file's name (budget.ts's FileStore).
+    expect(redisKeys(`${'a'.repeat(64)}bcd`).budget).toBe(`hostctl:{${'a'.repeat(64)}}:budget`);
   });
 
   it('HOSTCTL_REDIS_URL wins over the profile setting; empty is unset', () => {
     expect(redisUrlSetting({ HOSTCTL_REDIS_URL: 'redis://127.0.0.1' }, 'rediss://p.invalid', 'ci')).toEqual({ raw: 'redis://127.0.0.1', origin: 'HOSTCTL_REDIS_URL' });
     expect(redisUrlSetting({ HOSTCTL_REDIS_URL: '' }, 'rediss://p.invalid', 'ci')).toEqual({ raw: 'rediss://p.invalid', origin: 'profile "ci" redisUrl' });
     expect(redisUrlSetting({}, undefined, 'ci')).toBeUndefined();
+    expect(redisUrlSetting({ HOSTCTL_REDIS_URL: '' }, '', 'ci')).toBeUndefined();
   });
 
   it('a fault is one short reason, with the password scrubbed', () => {

@@ -1,15 +1,20 @@
 // The fleet's budget store (src/http/redis.ts) against a real redis-server started for this
 // file: updates are atomic across connections, `now` is Redis's clock, and a fault is one
-// report and the file from then on.
+// report and the file from then on. And how a run opens it (fleet.ts's openFleetStore):
+// against that server, and against a closed loopback port for the warning or, with
+// HOSTCTL_REDIS_REQUIRED=1, the error.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Budget, FileStore, windowUse, type BudgetData } from '../../src/http/budget.js';
-import { redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
+import { NetworkError } from '../../src/errors.js';
+import { openFleetStore, redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
 import { connectRedis, RedisStore } from '../../src/http/redis.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
+import { closedPort } from '../support/servers.js';
+import { rejection } from './http-support.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the Redis store tests: ${skip}`);
@@ -129,5 +134,84 @@ describe.skipIf(skip !== undefined)('the rules in Redis are the file\'s', () => 
     } finally {
       for (const x of [a, b, c]) (x.store as RedisStore).close();
     }
+  });
+});
+
+/** openFleetStore as a run calls it, with `env` as the run's environment: what it opened, warned and registered as secrets. */
+async function openAs(env: NodeJS.ProcessEnv, profileUrl?: string) {
+  const warnings: string[] = [];
+  const secrets: string[] = [];
+  const fingerprint = 'fleet-open';
+  const opening = openFleetStore({
+    env,
+    profileUrl,
+    profileName: 'ci',
+    statePath: join(dir, fingerprint, 'state.json'),
+    fingerprint,
+    now: () => 1_700_000_000_000,
+    warn: (text) => warnings.push(text),
+    secret: (value) => secrets.push(value),
+  });
+  return { opening, warnings, secrets };
+}
+
+describe('openFleetStore: a Redis that cannot be used', () => {
+  it('with no Redis URL (or an empty one) nothing is opened, warned or registered', async () => {
+    for (const [env, profileUrl] of [[{}, undefined], [{ HOSTCTL_REDIS_URL: '' }, '']] as const) {
+      const { opening, warnings, secrets } = await openAs(env, profileUrl);
+      expect(await opening).toBeUndefined();
+      expect(warnings).toEqual([]);
+      expect(secrets).toEqual([]);
+    }
+  });
+
+  it('is one warning naming host:port and why, and the machine\'s own budget; its password is a secret of the run', async () => {
+    const port = await closedPort();
+    // Only "1" makes Redis required: "0" falls back like unset.
+    for (const required of [undefined, '0']) {
+      const { opening, warnings, secrets } = await openAs({ HOSTCTL_REDIS_URL: `redis://:hunter2@127.0.0.1:${port}/0`, HOSTCTL_REDIS_REQUIRED: required });
+      expect(await opening).toBeUndefined();
+      expect(warnings).toEqual([`the shared store at 127.0.0.1:${port} cannot be used (connection refused); this run uses this machine's own rate budget.`]);
+      expect(secrets).toEqual(['hunter2']);
+    }
+  });
+
+  it('with HOSTCTL_REDIS_REQUIRED=1 is a network error (exit 6) saying how to go on, and no warning', async () => {
+    const port = await closedPort();
+    const { opening, warnings } = await openAs({ HOSTCTL_REDIS_REQUIRED: '1' }, `redis://127.0.0.1:${port}`);
+    const err = await rejection(opening);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toBe(`The shared store at 127.0.0.1:${port} cannot be used: connection refused; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`);
+    expect((err as NetworkError).hint).toBe("Check that Redis runs and the URL and its password are right, or unset HOSTCTL_REDIS_REQUIRED to fall back to this machine's own budget.");
+    expect((err as NetworkError).exitCode).toBe(6);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe.skipIf(skip !== undefined)('openFleetStore: a Redis that can be used', () => {
+  it('is the shared store, keyed by the fingerprint, with no warning and no secret when the URL has no password', async () => {
+    const { opening, warnings, secrets } = await openAs({ HOSTCTL_REDIS_URL: redis.url }, 'rediss://profile.example.invalid/0');
+    const s = await opening;
+    try {
+      expect(s).toBeInstanceOf(RedisStore);
+      expect(s!.where).toBe(`redis 127.0.0.1:${redis.port}`);
+      await s!.update((d: BudgetData) => ({ data: { ...d, limit: 7 }, result: undefined }), undefined);
+      expect(JSON.parse(await redis.client().get('hostctl:{fleet-open}:budget') ?? 'null')).toMatchObject({ limit: 7 });
+      expect(warnings).toEqual([]);
+      expect(secrets).toEqual([]);
+    } finally {
+      s?.close();
+    }
+  });
+
+  it('with HOSTCTL_REDIS_REQUIRED=1, a fault later in the run fails the update instead of falling back', async () => {
+    const doomed = await startRedis();
+    const { opening, warnings } = await openAs({ HOSTCTL_REDIS_URL: doomed.url, HOSTCTL_REDIS_REQUIRED: '1' });
+    const s = (await opening)!;
+    await doomed.kill();
+    const err = await rejection(s.update((d: BudgetData) => ({ data: { ...d, limit: 1 }, result: 1 }), -1));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toBe(`The shared store at 127.0.0.1:${doomed.port} cannot be used: the connection was lost; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`);
+    expect(warnings).toEqual([]);
   });
 });
