@@ -64,10 +64,13 @@ function ipv6Bytes(text: string): number[] | undefined {
   return [...words.flatMap((w) => [w >> 8, w & 0xff]), ...tail4];
 }
 
-/** Whether the first `bits` bits of two addresses of the same family agree (0: all of them). */
+/**
+ * Whether the first `bits` bits of two addresses of the same family agree (0: all of them).
+ * A prefix longer than the address, or negative, matches nothing, as in curl.
+ */
 function samePrefix(a: number[], b: number[], bits: number): boolean {
-  if (a.length !== b.length) return false;
-  const n = bits <= 0 || bits > a.length * 8 ? a.length * 8 : bits;
+  if (a.length !== b.length || bits < 0 || bits > a.length * 8) return false;
+  const n = bits === 0 ? a.length * 8 : bits;
   for (let i = 0; i < n; i++) {
     const bit = (x: number[]) => (x[i >> 3]! >> (7 - (i & 7))) & 1;
     if (bit(a) !== bit(b)) return false;

@@ -65,6 +65,16 @@ describe('NO_PROXY, curl rules', () => {
     expect(matches('https://10.1.2.3/v1', '10.1.2.3:80')).toBe(false);
   });
 
+  it('a CIDR prefix of 0 is the whole address, and one longer than the address or negative matches nothing, as in curl', () => {
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3/32')).toBe(true);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3/0')).toBe(true);
+    expect(matches('https://10.1.2.3/v1', '10.0.0.0/0')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3/33')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.3/-1')).toBe(false);
+    expect(matches('https://[fd00::5]/v1', 'fd00::5/128')).toBe(true);
+    expect(matches('https://[fd00::5]/v1', 'fd00::5/129')).toBe(false);
+  });
+
   it("hostctl's additions: :port and *.domain", () => {
     expect(matches('https://api.example.com/v1', 'example.com:443')).toBe(true);
     expect(matches('https://api.example.com/v1', 'example.com:8443')).toBe(false);
