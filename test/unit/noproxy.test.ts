@@ -75,11 +75,45 @@ describe('NO_PROXY, curl rules', () => {
     expect(matches('https://[fd00::5]/v1', 'fd00::5/129')).toBe(false);
   });
 
+  it('an IPv4 entry is four decimal numbers of one to three digits, each at most 255, as inet_pton reads them', () => {
+    expect(matches('https://10.1.2.3/v1', '10.1.2.255/24')).toBe(true);
+    expect(matches('https://10.1.2.3/v1', '10.1.2.256/24')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '+10.1.2.3')).toBe(false);
+    expect(matches('https://10.1.2.3/v1', '0010.1.2.3')).toBe(false);
+    // The bits after the prefix are free: the last address of a /24 is in it.
+    expect(matches('https://10.1.2.255/v1', '10.1.2.0/24')).toBe(true);
+  });
+
+  it('an IPv6 entry is eight groups of one to four hex digits, :: standing for one zero group or more, the last two groups perhaps an IPv4 address', () => {
+    expect(matches('https://[::10.1.2.3]/v1', '::10.1.2.3')).toBe(true);
+    expect(matches('https://[1:2:3:4:5:6:7:0]/v1', '1:2:3:4:5:6:7::')).toBe(true);
+    expect(matches('https://[1:2:3:4:5:6:7:8]/v1', '1:2:3:4::5:6:7:8')).toBe(false);
+    expect(matches('https://[1:2:3:4:5:6:7:8]/v1', '1:2:3:4:5:6:7:8::1::1')).toBe(false);
+    expect(matches('https://[fd00::2345]/v1', 'fd00::12345')).toBe(false);
+    expect(matches('https://[fd00::1]/v1', 'fd00::1g')).toBe(false);
+    expect(matches('https://[1:2:3:4:5:6:7:809]/v1', '1:2:3:4:5:6:7:8.9')).toBe(false);
+    expect(matches('https://[::ffff:10.1.2.3]/v1', '::ffff:10.1.2.300')).toBe(false);
+  });
+
+  it('a bracketed IPv6 entry is the brackets and an optional :port, nothing before or after', () => {
+    expect(matches('https://[2001:db8::1]/v1', 'x[2001:db8::1]')).toBe(false);
+    expect(matches('https://[2001:db8::1]/v1', '[2001:db8::1]x')).toBe(false);
+  });
+
+  it('a name that is not valid is compared as written: a dotless ı in a name in ACE form is not an i', () => {
+    expect(matches('https://müsli.invalid/v1', 'xn--msli-0ra.invalid')).toBe(true);
+    expect(matches('https://müsli.invalid/v1', 'xn--mslı-0ra.invalid')).toBe(false);
+  });
+
   it("hostctl's additions: :port and *.domain", () => {
     expect(matches('https://api.example.com/v1', 'example.com:443')).toBe(true);
     expect(matches('https://api.example.com/v1', 'example.com:8443')).toBe(false);
     expect(matches('https://api.example.com:8443/v1', 'example.com:8443')).toBe(true);
     expect(matches('https://api.example.com/v1', '*.example.com')).toBe(true);
+    // An http:// URL without a port is on port 80; a port is digits to the end of the entry.
+    expect(matches('http://api.example.invalid/v1', 'example.invalid:80')).toBe(true);
+    expect(matches('http://api.example.invalid/v1', 'example.invalid:443')).toBe(false);
+    expect(matches('https://api.example.invalid/v1', 'example.invalid:443x')).toBe(false);
   });
 });
 
