@@ -124,10 +124,22 @@ describe('the proxy chosen for a URL', () => {
     expect(proxyFor(url, { HTTPS_PROXY: 'http://a.invalid:1', https_proxy: 'http://b.invalid:2' })).toMatchObject({ variable: 'https_proxy', label: 'b.invalid:2' });
     expect(proxyFor(url, { HTTP_PROXY: 'http://c.invalid:3' })).toMatchObject({ variable: 'HTTP_PROXY', label: 'c.invalid:3' });
     expect(proxyFor(new URL('http://api.example.invalid/v1'), { HTTPS_PROXY: 'http://a.invalid:1' })).toBeUndefined();
+    expect(proxyFor(new URL('http://api.example.invalid/v1'), { HTTP_PROXY: 'http://c.invalid:3', http_proxy: 'http://d.invalid:4' })).toMatchObject({ variable: 'http_proxy', label: 'd.invalid:4' });
+  });
+
+  it('a value is read trimmed, and a blank one counts as unset', () => {
+    expect(proxyFor(url, { https_proxy: ' \t', HTTPS_PROXY: ' http://p.invalid:3128\n' })).toEqual({ url: new URL('http://p.invalid:3128'), variable: 'HTTPS_PROXY', label: 'p.invalid:3128' });
+  });
+
+  it('an https:// proxy is accepted, its port defaulting to 443', () => {
+    expect(proxyFor(url, { HTTPS_PROXY: 'https://p.invalid' })).toEqual({ url: new URL('https://p.invalid'), variable: 'HTTPS_PROXY', label: 'p.invalid:443' });
+    expect(proxyFor(url, { HTTPS_PROXY: 'https://p.invalid:8443' })).toMatchObject({ label: 'p.invalid:8443' });
   });
 
   it('a scheme-less value is http://, its port defaulting to 80', () => {
     expect(proxyFor(url, { HTTPS_PROXY: 'user:pw@proxy.invalid' })).toMatchObject({ label: 'proxy.invalid:80' });
+    // Only a scheme at the start makes the value a URL, not a "scheme://" further on.
+    expect(proxyFor(url, { HTTPS_PROXY: 'proxy.invalid:3128/?from=http://x' })).toMatchObject({ url: new URL('http://proxy.invalid:3128/?from=http://x'), label: 'proxy.invalid:3128' });
   });
 
   it('loopback hosts and hosts NO_PROXY names go direct, whatever the proxy variable holds', () => {
@@ -135,17 +147,23 @@ describe('the proxy chosen for a URL', () => {
     expect(proxyFor(url, { HTTPS_PROXY: 'http://p.invalid:1', NO_PROXY: '.example.invalid' })).toBeUndefined();
   });
 
-  it('a malformed or non-http proxy is a usage error naming the variable, its password masked', () => {
+  it('a malformed or non-http proxy is a usage error naming the variable, its password masked, and what to set it to', () => {
     const bad = (value: string) => {
       try {
         proxyFor(url, { HTTPS_PROXY: value });
       } catch (err) {
         expect(err).toBeInstanceOf(UsageError);
-        return (err as Error).message;
+        return { message: (err as UsageError).message, hint: (err as UsageError).hint };
       }
       throw new Error(`accepted ${value}`);
     };
-    expect(bad('http://u:topsecret@exa mple:80')).toBe('HTTPS_PROXY is not a valid proxy URL: http://u:****@exa mple:80.');
-    expect(bad('socks5://u:topsecret@proxy.invalid:1080')).toBe('HTTPS_PROXY names a socks5: proxy (socks5://u:****@proxy.invalid:1080); hostctl uses http:// and https:// proxies only.');
+    expect(bad('http://u:topsecret@exa mple:80')).toEqual({
+      message: 'HTTPS_PROXY is not a valid proxy URL: http://u:****@exa mple:80.',
+      hint: 'Set HTTPS_PROXY to a URL such as http://proxy.example.com:3128, or unset it.',
+    });
+    expect(bad('socks5://u:topsecret@proxy.invalid:1080')).toEqual({
+      message: 'HTTPS_PROXY names a socks5: proxy (socks5://u:****@proxy.invalid:1080); hostctl uses http:// and https:// proxies only.',
+      hint: 'Set HTTPS_PROXY to an http:// or https:// proxy, or unset it.',
+    });
   });
 });
