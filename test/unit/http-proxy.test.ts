@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { NetworkError } from '../../src/errors.js';
+import { PROXY_RETRY_CODE, ProxyGate } from '../../src/http/proxy.js';
 import { TOKEN, cleanupDirs, closeAfterEach, closedPort, harness, json, rejection, stub } from './http-support.js';
 
 const track = closeAfterEach();
@@ -21,18 +22,31 @@ afterEach(() => {
 });
 afterAll(cleanupDirs);
 
+/** A proxy on loopback that records each CONNECT and answers it as `onConnect` does. */
+async function loopbackProxy(onConnect: (socket: Socket) => void) {
+  const connects: IncomingMessage[] = [];
+  const sockets = new Set<Socket>();
+  const proxy = createServer();
+  proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+    connects.push(req);
+    sockets.add(socket);
+    onConnect(socket);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (proxy.address() as AddressInfo).port,
+    connects,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
 describe('proxies', () => {
   it('HTTPS_PROXY is used for a remote host: a CONNECT tunnel, the token never in the clear', async () => {
-    const connects: IncomingMessage[] = [];
-    const sockets = new Set<Socket>();
-    const proxy = createServer();
-    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
-      connects.push(req);
-      sockets.add(socket);
-      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const port = (proxy.address() as AddressInfo).port;
+    const proxy = await loopbackProxy((socket) => socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    const { port, connects } = proxy;
     process.env.HTTPS_PROXY = `http://127.0.0.1:${port}`;
     const h = harness('https://api.hostctl-test.invalid/v1');
     track(h);
@@ -44,9 +58,48 @@ describe('proxies', () => {
       expect(connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:443']);
       expect(JSON.stringify(connects[0]!.headers)).not.toContain(TOKEN);
     } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await proxy.close();
     }
+  });
+
+  // undici opens a tunnel again at once when the proxy closes the connection after CONNECT,
+  // without end (nodejs/undici#3897): hostctl lets each exchange try one.
+  it('a proxy that closes the connection after CONNECT gets one CONNECT per request, and the error says what it did', async () => {
+    const proxy = await loopbackProxy((socket) => socket.destroy());
+    const h = harness('https://api.hostctl-test.invalid/v1', { retries: 0, env: { HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` } });
+    track(h);
+    try {
+      for (const n of [1, 2]) {
+        const err = await rejection(h.client.request({ path: '/apps' }));
+        expect(err).toBeInstanceOf(NetworkError);
+        expect(err.message).toBe(`The proxy 127.0.0.1:${proxy.port} (HTTPS_PROXY) closed the connection before the tunnel to api.hostctl-test.invalid:443 was open.`);
+        expect((err as NetworkError).hint).toBe('Check the proxy in HTTPS_PROXY (and its credentials), or list the host in NO_PROXY to go without it.');
+        expect(proxy.connects.map((r) => r.url)).toEqual(Array(n).fill('api.hostctl-test.invalid:443'));
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the gate lets each exchange open one tunnel; a second is refused with the code failures.ts reads, carrying the first one\'s failure', async () => {
+    const gate = new ProxyGate();
+    const closed = new Error('socket hang up');
+    let opened = 0;
+    const failing = () => {
+      opened++;
+      return Promise.reject(closed);
+    };
+    gate.begin();
+    expect(await rejection(gate.connect(failing))).toBe(closed);
+    const refusal = await rejection(gate.connect(failing));
+    expect(refusal.message).toBe('The proxy closed the connection before the tunnel was open.');
+    expect((refusal as Error & { code?: string }).code).toBe(PROXY_RETRY_CODE);
+    expect(refusal.cause).toBe(closed);
+    expect([opened, gate.attempts]).toEqual([1, 1]);
+    // The next exchange may open one again.
+    gate.begin();
+    expect(await gate.connect(async () => 'tunnel')).toBe('tunnel');
+    expect([opened, gate.attempts]).toEqual([1, 2]);
   });
 
   it('loopback hosts never go through the proxy', async () => {
