@@ -58,6 +58,21 @@ describe('error mapping (statusErrors)', () => {
     expect(unrecorded).toBeInstanceOf(AuthError);
     expect(unrecorded.message).toMatch(/could not record/);
   });
+
+  it('every 2xx is an answer, up to 299', async () => {
+    expect((await drive(layer(), [answer(299)]).send(get())).status).toBe(299);
+  });
+
+  it('a status without a reason phrase is named by its number alone', async () => {
+    const err = await rejection(drive(layer(), [answer(520)]).send(get()));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toBe('The API failed with 520 for GET /v1/apps.');
+  });
+
+  it('an error body the server calls HTML is an HTML error page, even when it does not look like one', async () => {
+    const err = await rejection(drive(layer(), [answer(500, { 'content-type': 'text/html; charset=utf-8' }, 'Service down')]).send(get()));
+    expect(err.message).toBe('The API failed with 500 Internal Server Error for GET /v1/apps. The server said: an HTML error page.');
+  });
 });
 
 describe('origin guard and redirects', () => {
@@ -195,6 +210,26 @@ describe('the verbose log', () => {
     expect(text).toContain('> (body: 3 bytes)');
     expect(text).toContain('< 200 OK (25 ms)');
     expect(text).not.toContain(SECRET);
+  });
+
+  // A token shorter than six characters is not masked in all text (io.ts: too likely to occur
+  // by chance), so the log's own redaction of Authorization is all that keeps it out.
+  it('writes Authorization redacted whatever the token, and every other header as sent', async () => {
+    const short = 'Zq9x7';
+    let text = '';
+    const { send } = drive(verboseLog({ write: (s) => (text += s), secret: short, now: () => 0 }), [answer(204)]);
+    await send({ ...get(), headers: { accept: 'application/json', authorization: `Bearer ${short}` } });
+    expect(text).toBe(`> GET ${ORIGIN}/v1/apps\n> accept: application/json\n> authorization: Bearer ****\n< 204 No Content (0 ms)\n`);
+    expect(text).not.toContain(short);
+  });
+
+  it('writes the status line with its reason phrase or its number alone, and a tab in a header as a space', async () => {
+    let text = '';
+    let t = 0;
+    const { send } = drive(verboseLog({ write: (s) => (text += s), secret: SECRET, now: () => (t += 7) }), [answer(520, { 'x-note': 'one\ttwo' }), answer(200)]);
+    await send(get());
+    await send(get());
+    expect(text).toBe([`> GET ${ORIGIN}/v1/apps`, '> accept: application/json', '< 520 (7 ms)', '< x-note: one two', `> GET ${ORIGIN}/v1/apps`, '> accept: application/json', '< 200 OK (7 ms)', ''].join('\n'));
   });
 });
 
