@@ -153,6 +153,14 @@ describe('origin guard and redirects', () => {
     expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), 'apps%2f.%2f..%2f..%2fx')).toThrow(climbs('apps%2f.%2f..%2f..%2fx', '/x'));
   });
 
+  it('resolveUrl: a ".." escaped again and again is refused however often: escapes are decoded until none is left', () => {
+    for (const times of [1, 2, 4, 5, 8]) {
+      const dot = `%${'25'.repeat(times - 1)}2e`;
+      const path = `${dot}${dot}/x`;
+      expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), path), path).toThrow(climbs(path, '/x'));
+    }
+  });
+
   it('resolveUrl: a path that climbs above the root is refused, even one that comes back under the base path', () => {
     // ../../v1/apps: a server may refuse it, or read it as another file; it is sent nowhere.
     expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), '..%2f..%2fv1%2fapps')).toThrow(climbs('..%2f..%2fv1%2fapps', '/'));
