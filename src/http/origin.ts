@@ -14,15 +14,15 @@ export const MAX_REDIRECTS = 5;
 /** The only request headers a redirect to another origin keeps: they say nothing about the user. */
 const HARMLESS_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type']);
 
-/** `%2e` → `.`, `%2f` → `/`, …, until nothing is left to decode (so `%252e` too). */
+/** `%2e` → `.`, `%2f` → `/`, …, until nothing is left to decode (so `%252e` too, however often escaped). */
 function decoded(path: string): string {
   let text = path;
-  for (let i = 0; i < 4; i++) {
+  // Each round that changes the text makes it shorter, so this ends.
+  for (;;) {
     const next = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    if (next === text) break;
+    if (next === text) return text;
     text = next;
   }
-  return text;
 }
 
 /**

@@ -95,8 +95,9 @@ describe('origin guard and redirects', () => {
   it('another origin gets only harmless headers, and the note says it goes without the token', async () => {
     const notes: string[] = [];
     const { send, seen } = drive(redirects({ origin: ORIGIN, note: (l) => notes.push(l) }), [answer(307, { location: 'https://cdn.example.invalid/a' }), answer(200)]);
-    await send(get('/v1/apps', { headers: { accept: 'application/json', cookie: 'c=1', 'x-api-key': 'k' } }));
-    expect(seen[1]!.headers).toEqual({ accept: 'application/json' });
+    const harmless = { accept: 'application/json', 'accept-language': 'de', 'user-agent': 'hostctl/test', 'content-type': 'application/json' };
+    await send(get('/v1/apps', { headers: { ...harmless, cookie: 'c=1', 'x-api-key': 'k' } }));
+    expect(seen[1]!.headers).toEqual(harmless);
     expect(notes[0]).toMatch(/another origin: without the token/);
   });
 
@@ -118,6 +119,137 @@ describe('origin guard and redirects', () => {
     const { send, seen } = drive(redirects({ origin: ORIGIN }), [answer(302, { location: '/v1/loop' })]);
     expect((await rejection(send(get()))).message).toMatch(/more than 5 times/);
     expect(seen).toHaveLength(MAX_REDIRECTS + 1);
+  });
+
+  // The refusals below are checked whole: the sentence, the next step and (for a redirect) the
+  // status that caused it, as the entry point prints them.
+  const refusal = (name: string, message: string, hint: string, more: Record<string, unknown> = {}) => expect.objectContaining({ name, message, hint, ...more });
+  const climbs = (path: string, lands: string) =>
+    refusal(
+      'UsageError',
+      `The path "${path}" resolves to ${ORIGIN}${lands}, outside the base URL ${ORIGIN}/v1; nothing was sent.`,
+      `Give a path under the base URL, such as /apps; to call another path of ${ORIGIN} on purpose, give its full URL.`,
+    );
+
+  it('resolveUrl: a full URL of another origin, or one that does not parse, is refused with the next step', () => {
+    const base = new URL(`${ORIGIN}/v1`);
+    expect(() => resolveUrl(base, 'https://evil.invalid/v1/apps')).toThrow(
+      refusal(
+        'UsageError',
+        `Refusing https://evil.invalid: hostctl sends requests (and the token) only to the base URL's origin, ${ORIGIN}.`,
+        'Give a path relative to the base URL, such as /apps, or change --base-url.',
+      ),
+    );
+    expect(() => resolveUrl(base, 'https://exa mple.invalid/x')).toThrow(
+      refusal('UsageError', '"https://exa mple.invalid/x" is not a valid URL.', 'Give a path relative to the base URL, such as /apps.'),
+    );
+  });
+
+  it('resolveUrl: a relative path is put under the base path once, whatever slashes lead it or end the base URL, and a URL in its query leaves it relative', () => {
+    for (const base of [`${ORIGIN}/v1`, `${ORIGIN}/v1/`, `${ORIGIN}/v1//`]) {
+      expect(resolveUrl(new URL(base), 'apps').href, base).toBe(`${ORIGIN}/v1/apps`);
+    }
+    const base = new URL(`${ORIGIN}/v1`);
+    // Leading slashes and backslashes are the path's, not a host's.
+    expect(resolveUrl(base, '//evil.invalid/x').href).toBe(`${ORIGIN}/v1/evil.invalid/x`);
+    expect(resolveUrl(base, '\\\\evil.invalid\\x').href).toBe(`${ORIGIN}/v1/evil.invalid/x`);
+    // Only a path that begins with scheme:// is a full URL.
+    expect(resolveUrl(base, 'apps?next=https://evil.invalid/x').href).toBe(`${ORIGIN}/v1/apps?next=https://evil.invalid/x`);
+  });
+
+  it('resolveUrl: a path that comes back to the base path itself stays, as a server that decodes it reads it', () => {
+    const base = new URL(`${ORIGIN}/v1`);
+    expect(resolveUrl(base, 'apps%2f..').href).toBe(`${ORIGIN}/v1/apps%2f..`);
+    expect(resolveUrl(base, '%252e').href).toBe(`${ORIGIN}/v1/%252e`);
+  });
+
+  it('resolveUrl: "." steps count for nothing, so a path that climbs out past one is refused', () => {
+    // apps/./../../x: the ".." steps take off "apps" and "v1", not the ".".
+    expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), 'apps%2f.%2f..%2f..%2fx')).toThrow(climbs('apps%2f.%2f..%2f..%2fx', '/x'));
+  });
+
+  it('resolveUrl: a ".." escaped again and again is refused however often: escapes are decoded until none is left', () => {
+    for (const times of [1, 2, 4, 5, 8]) {
+      const dot = `%${'25'.repeat(times - 1)}2e`;
+      const path = `${dot}${dot}/x`;
+      expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), path), path).toThrow(climbs(path, '/x'));
+    }
+  });
+
+  it('resolveUrl: a path that climbs above the root is refused, even one that comes back under the base path', () => {
+    // ../../v1/apps: a server may refuse it, or read it as another file; it is sent nowhere.
+    expect(() => resolveUrl(new URL(`${ORIGIN}/v1`), '..%2f..%2fv1%2fapps')).toThrow(climbs('..%2f..%2fv1%2fapps', '/'));
+  });
+
+  it('follows a 308 as a 307: the same method, body and headers to the same origin', async () => {
+    const { send, seen } = drive(redirects({ origin: ORIGIN }), [answer(308, { location: '/v1/moved' }), answer(200)]);
+    const post = get('/v1/apps', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-api-key': 'k' } });
+    expect((await send(post)).status).toBe(200);
+    expect(seen[1]).toEqual({ ...post, url: new URL(`${ORIGIN}/v1/moved`) });
+    for (const status of [307, 308]) {
+      expect(nextHop(post, status, '/v1/x'), String(status)).toEqual({ ...post, url: new URL(`${ORIGIN}/v1/x`) });
+    }
+  });
+
+  it("a hop to the same origin keeps the user's headers; HEAD stays HEAD, and a GET with a body (-X GET --input) keeps it, so it is never resent elsewhere", async () => {
+    const headers = { accept: 'application/json', cookie: 'c=1', 'x-api-key': 'k', 'content-type': 'application/json' };
+    for (const status of [301, 302]) {
+      expect(nextHop(get('/v1/apps', { headers }), status, '/v1/x'), String(status)).toEqual({ method: 'GET', url: new URL(`${ORIGIN}/v1/x`), headers, body: undefined });
+      expect(nextHop(get('/v1/apps', { method: 'HEAD' }), status, '/v1/x').method).toBe('HEAD');
+      const search = get('/v1/search', { headers, body: '{"q":1}' });
+      expect(nextHop(search, status, '/v1/x')).toEqual({ ...search, url: new URL(`${ORIGIN}/v1/x`) });
+      expect(() => nextHop(search, status, 'https://other.invalid/x')).toThrow(
+        refusal(
+          'ApiError',
+          `The API redirected GET /v1/search to another origin (https://other.invalid) with ${status}, which would resend the request body there; hostctl does not follow.`,
+          'Check --base-url; it should point at the API itself.',
+          { status },
+        ),
+      );
+    }
+  });
+
+  it('refuses a redirect to an address that does not parse, or to a scheme other than http(s), sending nothing there', async () => {
+    const cases: Array<[string, string]> = [
+      ['http://[::1', 'The API redirected to an invalid address (http://[::1).'],
+      ['ftp://files.example.invalid/x', 'The API redirected to a ftp: address; hostctl follows http(s) redirects only.'],
+      ['file:///etc/passwd', 'The API redirected to a file: address; hostctl follows http(s) redirects only.'],
+    ];
+    for (const [location, message] of cases) {
+      const { send, seen } = drive(redirects({ origin: ORIGIN }), [answer(302, { location }), answer(200)]);
+      await expect(send(get()), location).rejects.toThrow(refusal('ApiError', message, 'Check --base-url.', { status: 302 }));
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it('the refusals of plain http, of a body resent elsewhere and of a redirect loop name the next step and the status', async () => {
+    const plain = drive(redirects({ origin: ORIGIN }), [answer(301, { location: 'http://api.example.invalid/v1/apps' })]);
+    await expect(plain.send(get())).rejects.toThrow(
+      refusal(
+        'ApiError',
+        'The API redirected to plain http (http://api.example.invalid); hostctl refuses to follow, so that nothing travels unencrypted.',
+        'Check --base-url; use the https:// address of the API.',
+        { status: 301 },
+      ),
+    );
+    const body = drive(redirects({ origin: ORIGIN }), [answer(307, { location: 'https://other.invalid/x' })]);
+    await expect(body.send(get('/v1/apps', { method: 'POST', body: '{}' }))).rejects.toThrow(
+      refusal(
+        'ApiError',
+        'The API redirected POST /v1/apps to another origin (https://other.invalid) with 307, which would resend the request body there; hostctl does not follow.',
+        'Check --base-url; it should point at the API itself.',
+        { status: 307 },
+      ),
+    );
+    const loop = drive(redirects({ origin: ORIGIN }), [answer(308, { location: '/v1/loop' })]);
+    await expect(loop.send(get())).rejects.toThrow(
+      refusal(
+        'ApiError',
+        `The API redirected more than ${MAX_REDIRECTS} times for GET /v1/apps; hostctl stopped following.`,
+        'Check --base-url; it should point at the API itself (ending in /v1).',
+        { status: 308 },
+      ),
+    );
   });
 });
 
