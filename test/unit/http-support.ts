@@ -143,10 +143,11 @@ export async function onFakeTimers<T>(body: () => Promise<T>): Promise<T> {
 }
 
 export interface LoopbackProxy {
+  port: number;
   /** http://127.0.0.1:PORT */
   url: string;
-  /** host:port of each CONNECT received, in order. */
-  connects: string[];
+  /** Each CONNECT received, in order (its url is the host:port asked for). */
+  connects: IncomingMessage[];
   close(): Promise<void>;
 }
 
@@ -156,18 +157,20 @@ export interface LoopbackProxy {
  * whatever host was asked for (the tests' remote hosts are names under .invalid).
  */
 export async function loopbackProxy(onConnect: (socket: Socket) => void): Promise<LoopbackProxy> {
-  const connects: string[] = [];
+  const connects: IncomingMessage[] = [];
   const sockets = new Set<Socket>();
   const proxy = createServer();
   proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
-    connects.push(req.url ?? '');
+    connects.push(req);
     sockets.add(socket);
     socket.on('error', () => undefined);
     onConnect(socket);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const port = (proxy.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    port,
+    url: `http://127.0.0.1:${port}`,
     connects,
     close: async () => {
       for (const s of sockets) s.destroy();

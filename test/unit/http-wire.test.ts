@@ -127,7 +127,7 @@ describe('through a proxy', () => {
       expect((await direct).message).toBe(`No answer from 127.0.0.1:${silent.port} within 30s; raise --timeout or try later.`);
       expect((await w.send(get('http://api.hostctl-test.invalid/v1/apps'), false)).text).toBe('["via the proxy"]');
     });
-    expect(proxy.connects).toEqual(['api.hostctl-test.invalid:80']);
+    expect(proxy.connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:80']);
   });
 
   it('a request for which another proxy is chosen goes through that one', async () => {
@@ -136,9 +136,9 @@ describe('through a proxy', () => {
     const w = wire({ HTTP_PROXY: proxy.url, HTTPS_PROXY: other.url });
     await w.send(get('http://api.hostctl-test.invalid/v1/apps'), false);
     const err = await rejection(w.send(get('https://api.hostctl-test.invalid/v1/apps'), false));
-    expect(err.message).toBe(`The proxy ${other.url.slice('http://'.length)} (HTTPS_PROXY) refused to connect to api.hostctl-test.invalid:443 (it answered 502).`);
-    expect(proxy.connects).toEqual(['api.hostctl-test.invalid:80']);
-    expect(other.connects).toEqual(['api.hostctl-test.invalid:443']);
+    expect(err.message).toBe(`The proxy 127.0.0.1:${other.port} (HTTPS_PROXY) refused to connect to api.hostctl-test.invalid:443 (it answered 502).`);
+    expect(proxy.connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:80']);
+    expect(other.connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:443']);
   });
 
   it('an exchange through the proxy opens one tunnel at most, even while a direct one goes out', async () => {
@@ -157,8 +157,8 @@ describe('through a proxy', () => {
     expect((await w.send(get(`${direct.origin}/v1/apps`), false)).text).toBe('["direct"]');
     // The proxy drops the tunnel it held: undici would try again at once, and is not let.
     held[0]!.destroy();
-    expect((await tunnelled).message).toBe(`The proxy ${proxy.url.slice('http://'.length)} (HTTP_PROXY) closed the connection before the tunnel to api.hostctl-test.invalid:80 was open.`);
-    expect(proxy.connects).toEqual(['api.hostctl-test.invalid:80']);
+    expect((await tunnelled).message).toBe(`The proxy 127.0.0.1:${proxy.port} (HTTP_PROXY) closed the connection before the tunnel to api.hostctl-test.invalid:80 was open.`);
+    expect(proxy.connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:80']);
   });
 
   it('a tunnel that never opens ends at the timeout, and the next exchange asks the proxy again', async () => {
@@ -188,9 +188,9 @@ describe('through a proxy', () => {
       return pending;
     });
     expect(err).toBeInstanceOf(NetworkError);
-    expect(err.message).toBe(`No answer from api.hostctl-test.invalid:80 through the proxy ${proxy.url.slice('http://'.length)} (HTTP_PROXY) within 30s; raise --timeout or try later.`);
+    expect(err.message).toBe(`No answer from api.hostctl-test.invalid:80 through the proxy 127.0.0.1:${proxy.port} (HTTP_PROXY) within 30s; raise --timeout or try later.`);
     expect((await w.send(get('http://api.hostctl-test.invalid/v1/apps'), false)).text).toBe('["at last"]');
-    expect(proxy.connects).toEqual(['api.hostctl-test.invalid:80', 'api.hostctl-test.invalid:80']);
+    expect(proxy.connects.map((r) => r.url)).toEqual(['api.hostctl-test.invalid:80', 'api.hostctl-test.invalid:80']);
   });
 });
 
