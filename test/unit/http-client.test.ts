@@ -10,7 +10,7 @@ import { oneLine } from '../../src/output/sanitize.js';
 import { SLOT_MARGIN_MS } from '../../src/http/budget.js';
 import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
 import { VirtualClock } from '../support/inproc.js';
-import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs } from './http-support.js';
+import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs, onFakeTimers } from './http-support.js';
 import { lastRate } from '../../src/http/budget.js';
 
 const track = closeAfterEach();
@@ -266,19 +266,6 @@ describe('network failures', () => {
     expect((err as NetworkError).exitCode).toBe(6);
     expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused. Is the server running, and is the base URL right (from --base-url)?`);
   });
-
-  /**
-   * Runs `body` with the timers of the client (its own, undici's) on a fake clock: no
-   * timeout fires until the test moves it, once the exchange is where the test wants it.
-   */
-  async function onFakeTimers<T>(body: () => Promise<T>): Promise<T> {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    try {
-      return await body();
-    } finally {
-      vi.useRealTimers();
-    }
-  }
 
   /** Resolves once undici has received the head of a response (its diagnostics channel). */
   function headArrives(): Promise<void> {

@@ -265,6 +265,16 @@ describe('the 429 wait', () => {
     expect(seen.map((x) => x.unpaced)).toEqual([true, false]);
   });
 
+  it("reads the server's words as its content type says: an HTML page is never quoted", async () => {
+    const details: Array<string | undefined> = [];
+    const { send } = drive(
+      wait429({ on429: async (_h, d) => void details.push(d) }),
+      [answer(429, { 'content-type': 'text/html' }, 'Too many requests, slow down'), answer(200)],
+    );
+    await send(get());
+    expect(details).toEqual(['an HTML error page']);
+  });
+
   it('a wait that is not allowed ends it (the error of on429)', async () => {
     const { send, seen } = drive(
       wait429({

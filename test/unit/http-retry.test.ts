@@ -9,6 +9,8 @@ const get: Exchange = { method: 'GET', url: new URL('http://127.0.0.1/v1/apps'),
 
 function run(answers: (Answer | Error)[], x: Exchange = get, retries = 2, maxWaitMs = 60_000) {
   const waits: number[] = [];
+  /** What each wait was told: its reason and which retry it is. */
+  const notes: [string, number][] = [];
   let calls = 0;
   let waited = 0;
   const send = compose(
@@ -18,8 +20,9 @@ function run(answers: (Answer | Error)[], x: Exchange = get, retries = 2, maxWai
         random: () => 0.5,
         now: () => 0,
         canWait: (ms) => ms <= maxWaitMs - waited,
-        wait: async (ms) => {
+        wait: async (ms, reason, attempt) => {
           waits.push(ms);
+          notes.push([reason, attempt]);
           waited += ms;
         },
       }),
@@ -30,7 +33,7 @@ function run(answers: (Answer | Error)[], x: Exchange = get, retries = 2, maxWai
       return a;
     },
   );
-  return { result: send(x), waits, calls: () => calls };
+  return { result: send(x), waits, notes, calls: () => calls };
 }
 
 const status = (s: number, headers: Record<string, string> = {}): Answer => ({ status: s, headers, text: '' });
@@ -56,6 +59,28 @@ describe('transientRetry', () => {
     expect(r.waits).toEqual([7_000]);
   });
 
+  it('reads a Retry-After date against the injected clock', async () => {
+    // The clock says 1970-01-01T00:00:00Z; the server asks for seven seconds later.
+    const r = run([status(503, { 'retry-after': 'Thu, 01 Jan 1970 00:00:07 GMT' }), status(200)]);
+    expect((await r.result).status).toBe(200);
+    expect(r.waits).toEqual([7_000]);
+  });
+
+  it('tells each wait why it waits and which retry follows (1, then 2)', async () => {
+    const r = run([status(503), status(502), status(200)]);
+    await r.result;
+    expect(r.notes).toEqual([
+      ['the API answered 503', 1],
+      ['the API answered 502', 2],
+    ]);
+    const dropped = run([new NetworkError('closed', undefined, { dropped: true }), new NetworkError('closed', undefined, { dropped: true }), status(200)]);
+    await dropped.result;
+    expect(dropped.notes).toEqual([
+      ['the connection dropped before an answer', 1],
+      ['the connection dropped before an answer', 2],
+    ]);
+  });
+
   it('stops when the wait would pass --max-wait, returning the failure', async () => {
     const r = run([status(503, { 'retry-after': '90' }), status(200)], get, 2, 60_000);
     expect((await r.result).status).toBe(503);
@@ -65,6 +90,11 @@ describe('transientRetry', () => {
   it('a dropped connection is resent; a broken-off response or a timeout is not', async () => {
     const dropped = run([new NetworkError('closed', undefined, { dropped: true }), status(200)]);
     expect((await dropped.result).status).toBe(200);
+    // A backoff past --max-wait ends it too: the drop is reported, nothing resent.
+    const noTime = run([new NetworkError('closed', undefined, { dropped: true }), status(200)], get, 2, BASE_BACKOFF_MS / 4);
+    await expect(noTime.result).rejects.toThrow('closed');
+    expect(noTime.calls()).toBe(1);
+    expect(noTime.waits).toEqual([]);
     const midway = run([new NetworkError('broke off'), status(200)]);
     await expect(midway.result).rejects.toThrow('broke off');
     expect(midway.calls()).toBe(1);

@@ -2,11 +2,12 @@
 // for the unit tests of src/http/.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStream } from '../support/memory-stream.js';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 import { IO } from '../../src/io.js';
 import { StateStore } from '../../src/config/state.js';
 import { makeToken } from '../../src/auth/token.js';
@@ -30,7 +31,8 @@ export interface Stub extends Listening {
 
 type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, n: number) => void;
 
-export async function stub(handler: Handler): Promise<Stub> {
+/** `configure` sets the server up before it listens (its keep-alive time, say). */
+export async function stub(handler: Handler, configure?: (server: Server) => void): Promise<Stub> {
   const seen: Seen[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -46,6 +48,7 @@ export async function stub(handler: Handler): Promise<Stub> {
       }
     });
   });
+  configure?.(server);
   return { ...(await listenLoopback(server)), seen };
 }
 
@@ -104,8 +107,8 @@ export function harness(baseUrl: string, over: Partial<HttpClientOptions> = {}, 
  * A `track` for a test file: what it is given (stub servers, clients) is closed after
  * each test.
  */
-export function closeAfterEach(): <T extends Stub | Harness>(x: T) => T {
-  const open: Array<Stub | Harness> = [];
+export function closeAfterEach(): <T extends { close(): Promise<void> } | Harness>(x: T) => T {
+  const open: Array<{ close(): Promise<void> } | Harness> = [];
   afterEach(async () => {
     for (const x of open.splice(0)) await ('close' in x ? x.close() : x.done());
   });
@@ -124,4 +127,66 @@ export async function rejection(p: Promise<unknown>): Promise<Error> {
     throw new Error(`rejected with a non-Error: ${String(err)}`);
   }
   throw new Error('expected the promise to reject, but it resolved');
+}
+
+/**
+ * Runs `body` with the timers of the client (its own, undici's) on a fake clock: no
+ * timeout fires until the test moves it, once the exchange is where the test wants it.
+ */
+export async function onFakeTimers<T>(body: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+  try {
+    return await body();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+export interface LoopbackProxy {
+  port: number;
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** Each CONNECT received, in order (its url is the host:port asked for). */
+  connects: IncomingMessage[];
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy on loopback that records each CONNECT and answers it as `onConnect` does;
+ * `tunnelTo(port)` makes an `onConnect` that opens the tunnel to that loopback port,
+ * whatever host was asked for (the tests' remote hosts are names under .invalid).
+ */
+export async function loopbackProxy(onConnect: (socket: Socket) => void): Promise<LoopbackProxy> {
+  const connects: IncomingMessage[] = [];
+  const sockets = new Set<Socket>();
+  const proxy = createServer();
+  proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+    connects.push(req);
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    onConnect(socket);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const port = (proxy.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    connects,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+export function tunnelTo(port: number): (socket: Socket) => void {
+  return (socket) => {
+    const upstream = connect(port, '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+  };
 }
