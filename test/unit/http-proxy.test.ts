@@ -1,9 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { NetworkError } from '../../src/errors.js';
 import { PROXY_RETRY_CODE, ProxyGate } from '../../src/http/proxy.js';
-import { TOKEN, cleanupDirs, closeAfterEach, closedPort, harness, json, rejection, stub } from './http-support.js';
+import { TOKEN, cleanupDirs, closeAfterEach, closedPort, harness, json, loopbackProxy, rejection, stub } from './http-support.js';
 
 const track = closeAfterEach();
 // Set and restored key by key: replacing process.env with a copy would leave later files
@@ -21,27 +19,6 @@ afterEach(() => {
   }
 });
 afterAll(cleanupDirs);
-
-/** A proxy on loopback that records each CONNECT and answers it as `onConnect` does. */
-async function loopbackProxy(onConnect: (socket: Socket) => void) {
-  const connects: IncomingMessage[] = [];
-  const sockets = new Set<Socket>();
-  const proxy = createServer();
-  proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
-    connects.push(req);
-    sockets.add(socket);
-    onConnect(socket);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (proxy.address() as AddressInfo).port,
-    connects,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    },
-  };
-}
 
 describe('proxies', () => {
   it('HTTPS_PROXY is used for a remote host: a CONNECT tunnel, the token never in the clear', async () => {
