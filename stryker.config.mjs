@@ -9,7 +9,10 @@ export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'vitest.stryker.config.ts' },
-  mutate: ['src/http/**/*.ts', 'src/auth/**/*.ts', 'src/config/**/*.ts', 'src/output/**/*.ts', 'src/io.ts'],
+  // Not jq-worker.ts: jq.ts runs that function from its source text in a worker thread, where
+  // the instrumented copy's calls to Stryker's helpers (defined in the main thread) would fail
+  // every --jq test in the initial run. Its promises are checked by the jq tests all the same.
+  mutate: ['src/http/**/*.ts', 'src/auth/**/*.ts', 'src/config/**/*.ts', 'src/output/**/*.ts', '!src/output/jq-worker.ts', 'src/io.ts'],
   coverageAnalysis: 'perTest',
   // A re-run tests only the mutants whose code or tests changed since the last one.
   incremental: true,
