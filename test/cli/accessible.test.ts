@@ -34,6 +34,22 @@ describe('colour conventions', () => {
     expect(colorWanted({ TERM: 'dumb' }, undefined)).toBe(false);
   });
 
+  test("each rule's values: which turn colour on, which off, and which count as not set", () => {
+    // FORCE_COLOR as chalk reads it: 0 and false off, any other value on, empty included.
+    for (const value of ['0', 'false']) expect(colorWanted({ FORCE_COLOR: value }, undefined)).toBe(false);
+    for (const value of ['1', '3', 'true', '']) expect(colorWanted({ FORCE_COLOR: value, NO_COLOR: '1' }, undefined)).toBe(true);
+    expect(colorWanted({}, true)).toBeUndefined();
+    // NO_COLOR: any value but the empty one (no-color.org).
+    for (const value of ['1', '0', 'false']) expect(colorWanted({ NO_COLOR: value }, undefined)).toBe(false);
+    expect(colorWanted({ NO_COLOR: '' }, undefined)).toBeUndefined();
+    // CLICOLOR_FORCE: any value but 0 and the empty one.
+    for (const value of ['1', 'yes']) expect(colorWanted({ CLICOLOR_FORCE: value }, undefined)).toBe(true);
+    for (const value of ['0', '']) expect(colorWanted({ CLICOLOR_FORCE: value }, undefined)).toBeUndefined();
+    // CLICOLOR and TERM: only 0 and dumb.
+    for (const CLICOLOR of ['', '1', 'false']) expect(colorWanted({ CLICOLOR }, undefined)).toBeUndefined();
+    for (const TERM of ['', 'xterm-256color', 'linux']) expect(colorWanted({ TERM }, undefined)).toBeUndefined();
+  });
+
   test('CLICOLOR=0 turns colour off on a terminal; CLICOLOR_FORCE=1 turns it on into a pipe', async ({ env }) => {
     const tty = await runCli(['apps', 'list', '-o', 'table'], { env: env(), columns: 200 });
     expect(tty.stdout).toMatch(SGR_COLOUR);
