@@ -2,8 +2,45 @@
 // changes the code that keeps hostctl's promises one small edit at a time and runs the
 // unit and cli layers against each change; a change no test notices is a gap in the tests.
 // The globs name folders, not files, so that moving a module keeps it measured.
-// `--mutate 'src/auth/**/*.ts' --incrementalFile reports/mutation/auth.incremental.json`
-// measures one folder, with an incremental file of its own (docs/testing.md).
+//
+// The scope is measured in pieces (PIECES, run by scripts/mutation.mjs), one at a time,
+// each with an incremental file of its own in test/mutation/ (committed: a re-run tests
+// again only the mutants whose code or tests changed, in any checkout) and its reports under
+// reports/mutation/PIECE.*. HOSTCTL_MUTATION_PIECE=NAME makes `npx stryker run` run that
+// piece; unset, it runs the whole scope with reports/mutation/incremental.json.
+
+/** The pieces, each a few hundred to a thousand mutants: together, exactly `mutate` below. */
+export const PIECES = {
+  auth: ['src/auth/**/*.ts'],
+  'config-cs': ['src/config/{config,store,state}.ts'],
+  'config-atomic': ['src/config/atomic.ts'],
+  'config-five': ['src/config/{trust,paths,resolve,duration,url}.ts'],
+  'io-a': ['src/io.ts:1-177'],
+  'io-b': ['src/io.ts:178-383'],
+  'output-a1': ['src/output/printers/*.ts', 'src/output/{rate-line,tsv,time,format,fields,sanitize}.ts'],
+  'output-b': ['src/output/{columns,detail,printer,table,json,jq}.ts'],
+  'http-a': ['src/http/{media-type,wait429,bearer,dry-run,layers,verbose,status,retry,young,proxy,fleet,noproxy,origin,wire}.ts'],
+  'http-b': ['src/http/{failures,paging,ratelimit,cache}.ts'],
+  'http-c': ['src/http/{client,redis}.ts'],
+  'http-d': ['src/http/budget.ts'],
+};
+
+const piece = process.env.HOSTCTL_MUTATION_PIECE;
+if (piece !== undefined && !Object.hasOwn(PIECES, piece)) {
+  throw new Error(`HOSTCTL_MUTATION_PIECE=${piece} is not a piece; the pieces are ${Object.keys(PIECES).join(', ')}.`);
+}
+const pieceOptions = piece
+  ? {
+      mutate: PIECES[piece],
+      incrementalFile: `test/mutation/${piece}.incremental.json`,
+      htmlReporter: { fileName: `reports/mutation/${piece}.html` },
+      jsonReporter: { fileName: `reports/mutation/${piece}.json` },
+      // One file per mutant tested, as it is tested (reports/mutation/events-PIECE/): what
+      // survived is readable while the run goes on (scripts/mutation.mjs --survivors PIECE).
+      eventReporter: { baseDir: `reports/mutation/events-${piece}` },
+    }
+  : {};
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -27,10 +64,12 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   // What the sandbox copy of the project leaves out: other builds and reports.
-  ignorePatterns: ['dist.*', 'coverage', 'reports', '.tmp'],
+  ignorePatterns: ['dist.*', 'coverage', 'reports', 'test/mutation', '.tmp'],
   // Vitest does not type-check, so the sandbox's files stay as they are: a line added at the
   // top of dist/*.cjs would break the built CLI that some cli tests run.
   disableTypeChecks: false,
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
+  ...pieceOptions,
+  ...(piece ? { reporters: ['clear-text', 'progress', 'html', 'json', 'event-recorder'] } : {}),
 };
