@@ -29,6 +29,8 @@ export default defineConfig({
       { extends: true, test: { name: 'own-process', include: ['test/own-process/**/*.test.ts'] } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
+    // After each test, the output guards its runs left are released (no secret outlives its test).
+    setupFiles: ['test/support/release-guards.ts'],
     // Under CI=true a skipped test fails the run (.ci/no-skips-reporter.mjs).
     reporters: underCI() ? ['default', './.ci/no-skips-reporter.mjs'] : ['default'],
   },

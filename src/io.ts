@@ -164,6 +164,15 @@ export function flushSinks(): void {
   for (const g of guards.values()) g.flush();
 }
 
+/**
+ * The streams guarded now. A test process releases, after each test, those its runs left
+ * (test/support/release-guards.ts): a guard outliving its test would keep its run's secrets
+ * in scrubSecrets for every later test in the process.
+ */
+export function guardedStreams(): Writable[] {
+  return [...guards.keys()];
+}
+
 /** Flushes and forgets the guards of these streams, and their secrets: a run in a test process is over. */
 export function releaseSinks(...targets: Writable[]): void {
   for (const t of targets) {

@@ -2,8 +2,9 @@
 // secret that looks like a pattern, bytes and callbacks as streams are written to, the end
 // of a stream, and a spinner's hook on write.
 
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { flushSinks, guarded, IO, redacted, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
+import { flushSinks, guarded, guardedStreams, IO, redacted, releaseSinks, scrubSecrets, Secrets } from '../../src/io.js';
 import { sinkCollectors } from '../support/sink-collector.js';
 
 const sinks = sinkCollectors();
@@ -184,5 +185,22 @@ describe('an IO on streams guarded already (the process\'s own, a second IO of o
     io.warn(SECRET);
     expect(stdout.text()).toBe('****m5n6\n');
     expect(stderr.text()).toBe('hostctl: warning: ****m5n6\n');
+  });
+});
+
+describe('a guard a test leaves behind (test/support/release-guards.ts)', () => {
+  // The two tests run in this order: the second checks what the first left. Each passes alone.
+  const LEFT = 'hct_left_behind_by_an_earlier_test_7f3e';
+  const leaked = new Writable({ write: (_c, _e, done) => done() });
+
+  it('is a guard while its test runs: scrubSecrets masks its run\'s secret', () => {
+    new IO({ stdout: leaked, stderr: new Writable({ write: (_c, _e, done) => done() }), env: {} }).addSecret(LEFT);
+    expect(scrubSecrets(`x ${LEFT} y`)).toBe(`x ${redacted(LEFT)} y`);
+  });
+
+  it('is released after its test: the next test masks none of its secrets, and the process\'s own streams stay guarded', () => {
+    expect(guardedStreams()).not.toContain(leaked);
+    expect(guardedStreams().filter((s) => s !== process.stdout && s !== process.stderr)).toEqual([]);
+    expect(scrubSecrets(`x ${LEFT} y`)).toBe(`x ${LEFT} y`);
   });
 });
