@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { IO } from '../../src/io.js';
 import { createPrinter } from '../../src/output/format.js';
 import { layout, renderTable } from '../../src/output/table.js';
+import { referenceName } from '../../src/output/columns.js';
 import { detailRows, renderDetail, wrap } from '../../src/output/detail.js';
 import { NAME_FIELDS } from '../../src/resources.js';
 import { NOW, print } from './output-support.js';
@@ -128,6 +129,7 @@ describe('the detail view', () => {
         owner: { publicId: 'pe-1', fullName: 'Ada', role: 'admin' },
         build: { image: 'node:22', env: { NODE_ENV: 'production' } },
         tags: ['a', 'b'],
+        ports: [],
         domains: [{ hostname: 'a.test' }],
         updatedAt: '2024-04-28T12:00:00Z',
         empty: {},
@@ -143,6 +145,7 @@ describe('the detail view', () => {
       ['build.image', 'node:22'],
       ['build.env.NODE_ENV', 'production'],
       ['tags', 'a, b'],
+      ['ports', '[]'],
       ['domains.0.hostname', 'a.test'],
       ['updatedAt', '3 days ago (2024-04-28 12:00 UTC)'],
       ['empty', '{}'],
@@ -160,11 +163,62 @@ describe('the detail view', () => {
     expect(wrap('x'.repeat(25), 10)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
   });
 
+  it("shows the object's own public ID bare, even when a name for it is known", () => {
+    const rows = detailRows({ publicId: 'ap-1', name: 'web', team: 'te-1' }, { ...opts, names: names({ 'ap-1': 'web', 'te-1': 'Acme' }) });
+    expect(rows).toEqual([
+      ['publicId', 'ap-1'],
+      ['name', 'web'],
+      ['team', 'Acme (te-1)'],
+    ]);
+  });
+
+  it('shows a reference with no name, an empty name or its own ID as name by its ID alone', () => {
+    const rows = detailRows(
+      { team: { publicId: 'te-2' }, owner: { publicId: 'pe-1', name: '' }, app: { publicId: 'ap-2', name: 'ap-2' } },
+      { ...opts, names: undefined },
+    );
+    expect(rows).toEqual([
+      ['team', 'te-2'],
+      ['owner', 'pe-1'],
+      ['owner.name', ''],
+      ['app', 'ap-2'],
+    ]);
+  });
+
+  it('puts a key too long for the key column on a line of its own, and its value under the value column', () => {
+    const out = renderDetail({ publicId: 'ap-1', 'build.environment.variables.NODE_OPTIONS': '--max-old-space-size=4096' }, opts);
+    // 40 % of 60 columns: the key column is 24 wide, values start at 26.
+    expect(out).toBe(`publicId:                 ap-1\nbuild.environment.variables.NODE_OPTIONS:\n${' '.repeat(26)}--max-old-space-size=4096\n`);
+  });
+
+  it('gives a character wider than the whole width a line of its own', () => {
+    expect(wrap('漢a', 1)).toEqual(['漢', 'a']);
+  });
+
+  it('prints nothing for an object with no fields', async () => {
+    expect(await print([{}], { format: 'table', shape: 'single', tty: true })).toBe('');
+  });
+
   it('is what get prints for one object on a terminal in table format; a list stays a table', async () => {
     const one = await print([{ publicId: 'ap-1', name: 'web' }], { format: 'table', shape: 'single', tty: true });
     expect(one).toBe('publicId:  ap-1\nname:      web\n');
     const piped = await print([{ publicId: 'ap-1', name: 'web' }], { format: 'table', shape: 'single', tty: false });
     expect(piped).toContain('PUBLIC ID');
+  });
+});
+
+describe('the name of a reference', () => {
+  const known = names({ 'te-1': 'Acme' });
+
+  it('is the one seen before for a bare ID, and none without names', () => {
+    expect(referenceName('te-1', known, NAME_FIELDS)).toBe('Acme');
+    expect(referenceName('te-1', undefined, NAME_FIELDS)).toBeUndefined();
+  });
+
+  it('is none for a number, or for an object that carries neither a name nor a public ID', () => {
+    const anything = () => 'Acme';
+    expect(referenceName(42, anything, NAME_FIELDS)).toBeUndefined();
+    expect(referenceName({ status: 'running' }, anything, NAME_FIELDS)).toBeUndefined();
   });
 });
 
