@@ -191,6 +191,15 @@ describe('the detail view', () => {
     expect(out).toBe(`publicId:                 ap-1\nbuild.environment.variables.NODE_OPTIONS:\n${' '.repeat(26)}--max-old-space-size=4096\n`);
   });
 
+  it('wraps at the width exactly: the spaces after a word take no room, and no line starts with one', () => {
+    expect(wrap('aa bb cc', 5)).toEqual(['aa bb', 'cc']);
+    expect(wrap('abcde fgh', 5)).toEqual(['abcde', 'fgh']);
+    expect(wrap('aaaa  bbbb', 4)).toEqual(['aaaa', 'bbbb']);
+    // "description:" makes the key column 12 wide; the value column is the other 46.
+    const out = renderDetail({ publicId: 'ap-1', description: `${'x'.repeat(46)} tail` }, opts);
+    expect(out).toBe(`publicId:     ap-1\ndescription:  ${'x'.repeat(46)}\n${' '.repeat(14)}tail\n`);
+  });
+
   it('gives a character wider than the whole width a line of its own', () => {
     expect(wrap('漢a', 1)).toEqual(['漢', 'a']);
   });
