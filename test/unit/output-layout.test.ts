@@ -200,6 +200,31 @@ describe('the detail view', () => {
     expect(out).toBe(`publicId:     ap-1\ndescription:  ${'x'.repeat(46)}\n${' '.repeat(14)}tail\n`);
   });
 
+  it('shows a list of IDs under a key named publicId bare too, at any depth', () => {
+    const rows = detailRows({ merged: { publicId: ['te-1', 'te-2'] } }, opts);
+    expect(rows).toEqual([['merged.publicId', 'te-1, te-2']]);
+  });
+
+  it('joins a list of plain values on one line, and flattens a list that holds an object', () => {
+    const rows = detailRows({ tags: ['a', 1, null], mixed: ['a', { port: 80 }] }, opts);
+    expect(rows).toEqual([
+      ['tags', 'a, 1, '],
+      ['mixed.0', 'a'],
+      ['mixed.1.port', '80'],
+    ]);
+  });
+
+  it('ends no line with spaces: not an empty value, nor the last line of a value that ends with them', () => {
+    const out = renderDetail({ publicId: 'ap-1', none: null, note: 'first line\nsecond line  ' }, opts);
+    expect(out).toBe('publicId:  ap-1\nnone:\nnote:      first line\n           second line\n');
+  });
+
+  it('makes the keys bold when colour is on, and nothing else; plain without colour', () => {
+    const row = { publicId: 'ap-1', status: 'running' };
+    expect(renderDetail(row, { ...opts, color: true })).toBe('\u001b[1mpublicId:\u001b[22m  ap-1\n\u001b[1mstatus:\u001b[22m    running\n');
+    expect(renderDetail(row, opts)).toBe('publicId:  ap-1\nstatus:    running\n');
+  });
+
   it('gives a character wider than the whole width a line of its own', () => {
     expect(wrap('漢a', 1)).toEqual(['漢', 'a']);
   });
