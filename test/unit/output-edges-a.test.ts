@@ -88,6 +88,17 @@ describe('the printers', () => {
   });
 });
 
+describe('the --fields warning', () => {
+  it('says so when the objects have no fields at all', async () => {
+    const fake = fakeIO();
+    const printer = await createPrinter({ io: fake.io, format: 'json', fields: ['name'] });
+    await printer.add([{}, {}]);
+    await printer.end('list');
+    expect(fake.stdout()).toBe('[\n  {},\n  {}\n]\n');
+    expect(fake.stderr()).toBe('hostctl: warning: --fields: no object has "name"; the objects have: no fields.\n');
+  });
+});
+
 describe('dataPrinter', () => {
   const ctx = (opts: OutputContext['opts']): OutputContext => ({
     io: fakeIO().io,

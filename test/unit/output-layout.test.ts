@@ -257,10 +257,11 @@ describe('the name of a reference', () => {
 });
 
 /** A stdout that takes one chunk at a time and says when it has drained. */
-function slowStdout() {
+function slowStdout(options: { emitClose?: boolean } = {}) {
   const chunks: string[] = [];
   const pending: (() => void)[] = [];
   const stream = new Writable({
+    ...options,
     highWaterMark: 1,
     write(chunk: Buffer, _enc, done) {
       chunks.push(chunk.toString());
@@ -300,6 +301,39 @@ describe('streaming printers', () => {
       if (format === 'tsv') expect(text).toBe('ap-1\ta\nap-2\tb\n');
     });
   }
+
+  it('stops waiting for stdout to take a page once it has closed or failed, and leaves no listener behind', async () => {
+    // A reader that went away closes stdout; a stream that fails need not emit 'close' as well.
+    const ends = [(s: Writable) => s.destroy(), (s: Writable) => s.destroy(new Error('write EPIPE'))];
+    for (const [n, end] of ends.entries()) {
+      const out = slowStdout({ emitClose: n === 0 });
+      const io = new IO({ stdout: Object.assign(out.stream, { isTTY: false }), stderr: new Writable({ write: (_c, _e, d) => d() }), env: {} });
+      const printer = await createPrinter({ io, format: 'ndjson' });
+      let taken = false;
+      const page = printer.add([{ publicId: 'ap-1' }]).then(() => (taken = true));
+      await new Promise((r) => setImmediate(r));
+      expect(out.stream.listenerCount('drain')).toBe(1);
+      end(out.stream);
+      await new Promise((r) => setImmediate(r));
+      expect(taken).toBe(true);
+      await page;
+      for (const event of ['drain', 'close', 'error']) expect(out.stream.listenerCount(event)).toBe(0);
+    }
+  });
+
+  it('leaves no listener behind once stdout has drained', async () => {
+    const out = slowStdout();
+    const io = new IO({ stdout: Object.assign(out.stream, { isTTY: false }), stderr: new Writable({ write: (_c, _e, d) => d() }), env: {} });
+    const printer = await createPrinter({ io, format: 'ndjson' });
+    let taken = false;
+    const page = printer.add([{ publicId: 'ap-1' }]).then(() => (taken = true));
+    await new Promise((r) => setImmediate(r));
+    out.release();
+    await new Promise((r) => setImmediate(r));
+    expect(taken).toBe(true);
+    await page;
+    for (const event of ['drain', 'close', 'error']) expect(out.stream.listenerCount(event)).toBe(0);
+  });
 
   it('json: a streamed list is byte for byte what the whole list prints', async () => {
     const items = [{ publicId: 'ap-1', nested: { a: [1, 2] } }, { publicId: 'ap-2', s: 'x\ny' }];
