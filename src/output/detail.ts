@@ -68,21 +68,24 @@ export function detailRows(obj: Record<string, unknown>, opts: DetailOptions): [
   return rows;
 }
 
-/** `text` in lines of at most `width` columns, broken at spaces where it can be. */
+/**
+ * `text` in lines of at most `width` columns, broken at spaces where it can be. The spaces
+ * after a word do not count: the line breaks there, so they are not printed.
+ */
 export function wrap(text: string, width: number): string[] {
   const w = Math.max(width, 1);
   const lines: string[] = [];
   for (const para of text.split(/\r\n|\r|\n/)) {
     let line = '';
     for (const word of oneLine(para).split(/(?<= )/)) {
-      if (displayWidth(line + word) <= w) {
+      if (displayWidth((line + word).trimEnd()) <= w) {
         line += word;
         continue;
       }
       if (line) lines.push(line.trimEnd());
       line = '';
       let rest = word;
-      while (displayWidth(rest) > w) {
+      while (displayWidth(rest.trimEnd()) > w) {
         let cut = '';
         for (const ch of rest) {
           if (displayWidth(cut + ch) > w) break;

@@ -88,6 +88,52 @@ describe('the printers', () => {
   });
 });
 
+describe('the --fields warning', () => {
+  /** stdout and stderr of one page printed with --fields `fields`. */
+  const printed = async (items: readonly unknown[], fields: string[], shape: 'list' | 'single' = 'list') => {
+    const fake = fakeIO();
+    const printer = await createPrinter({ io: fake.io, format: 'json', fields });
+    await printer.add(items);
+    await printer.end(shape);
+    return { stdout: fake.stdout(), stderr: fake.stderr() };
+  };
+
+  it('names every field no object has, and only those', async () => {
+    const { stderr } = await printed([{ publicId: 'ap-1', name: 'web' }], ['name', 'nosuch', 'other']);
+    expect(stderr).toBe('hostctl: warning: --fields: no object has "nosuch", "other"; the objects have: publicId, name.\n');
+  });
+
+  it('is not given when some object has every field', async () => {
+    expect(await printed([{ publicId: 'ap-1' }, { name: 'web' }], ['publicId', 'name'])).toEqual({
+      stdout: '[\n  {\n    "publicId": "ap-1"\n  },\n  {\n    "name": "web"\n  }\n]\n',
+      stderr: '',
+    });
+  });
+
+  it('looks into the objects of a single array, as into those of a list', async () => {
+    const { stderr } = await printed([[{ publicId: 'ap-1' }]], ['nosuch'], 'single');
+    expect(stderr).toBe('hostctl: warning: --fields: no object has "nosuch"; the objects have: publicId.\n');
+  });
+
+  it('is not given when no object came: an empty list, or values that are not objects', async () => {
+    expect(await printed([], ['nosuch'])).toEqual({ stdout: '[]\n', stderr: '' });
+    expect(await printed(['web', 42], ['nosuch'])).toEqual({ stdout: '[\n  "web",\n  42\n]\n', stderr: '' });
+  });
+
+  it('names the fields of the objects only until 200 are known', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}`, i]));
+    const { stderr } = await printed([wide, { late: 1 }], ['nosuch']);
+    expect(stderr).toBe(`hostctl: warning: --fields: no object has "nosuch"; the objects have: ${Object.keys(wide).join(', ')}.\n`);
+  });
+
+  it('says so when the objects have no fields at all', async () => {
+    expect(await printed([{}, {}], ['name'])).toEqual({
+      stdout: '[\n  {},\n  {}\n]\n',
+      stderr: 'hostctl: warning: --fields: no object has "name"; the objects have: no fields.\n',
+    });
+  });
+});
+
 describe('dataPrinter', () => {
   const ctx = (opts: OutputContext['opts']): OutputContext => ({
     io: fakeIO().io,

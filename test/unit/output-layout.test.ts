@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { IO } from '../../src/io.js';
 import { createPrinter } from '../../src/output/format.js';
 import { layout, renderTable } from '../../src/output/table.js';
+import { referenceName } from '../../src/output/columns.js';
 import { detailRows, renderDetail, wrap } from '../../src/output/detail.js';
 import { NAME_FIELDS } from '../../src/resources.js';
 import { NOW, print } from './output-support.js';
@@ -128,6 +129,7 @@ describe('the detail view', () => {
         owner: { publicId: 'pe-1', fullName: 'Ada', role: 'admin' },
         build: { image: 'node:22', env: { NODE_ENV: 'production' } },
         tags: ['a', 'b'],
+        ports: [],
         domains: [{ hostname: 'a.test' }],
         updatedAt: '2024-04-28T12:00:00Z',
         empty: {},
@@ -143,6 +145,7 @@ describe('the detail view', () => {
       ['build.image', 'node:22'],
       ['build.env.NODE_ENV', 'production'],
       ['tags', 'a, b'],
+      ['ports', '[]'],
       ['domains.0.hostname', 'a.test'],
       ['updatedAt', '3 days ago (2024-04-28 12:00 UTC)'],
       ['empty', '{}'],
@@ -160,6 +163,76 @@ describe('the detail view', () => {
     expect(wrap('x'.repeat(25), 10)).toEqual(['xxxxxxxxxx', 'xxxxxxxxxx', 'xxxxx']);
   });
 
+  it("shows the object's own public ID bare, even when a name for it is known", () => {
+    const rows = detailRows({ publicId: 'ap-1', name: 'web', team: 'te-1' }, { ...opts, names: names({ 'ap-1': 'web', 'te-1': 'Acme' }) });
+    expect(rows).toEqual([
+      ['publicId', 'ap-1'],
+      ['name', 'web'],
+      ['team', 'Acme (te-1)'],
+    ]);
+  });
+
+  it('shows a reference with no name, an empty name or its own ID as name by its ID alone', () => {
+    const rows = detailRows(
+      { team: { publicId: 'te-2' }, owner: { publicId: 'pe-1', name: '' }, app: { publicId: 'ap-2', name: 'ap-2' } },
+      { ...opts, names: undefined },
+    );
+    expect(rows).toEqual([
+      ['team', 'te-2'],
+      ['owner', 'pe-1'],
+      ['owner.name', ''],
+      ['app', 'ap-2'],
+    ]);
+  });
+
+  it('puts a key too long for the key column on a line of its own, and its value under the value column', () => {
+    const out = renderDetail({ publicId: 'ap-1', 'build.environment.variables.NODE_OPTIONS': '--max-old-space-size=4096' }, opts);
+    // 40 % of 60 columns: the key column is 24 wide, values start at 26.
+    expect(out).toBe(`publicId:                 ap-1\nbuild.environment.variables.NODE_OPTIONS:\n${' '.repeat(26)}--max-old-space-size=4096\n`);
+  });
+
+  it('wraps at the width exactly: the spaces after a word take no room, and no line starts with one', () => {
+    expect(wrap('aa bb cc', 5)).toEqual(['aa bb', 'cc']);
+    expect(wrap('abcde fgh', 5)).toEqual(['abcde', 'fgh']);
+    expect(wrap('aaaa  bbbb', 4)).toEqual(['aaaa', 'bbbb']);
+    // "description:" makes the key column 12 wide; the value column is the other 46.
+    const out = renderDetail({ publicId: 'ap-1', description: `${'x'.repeat(46)} tail` }, opts);
+    expect(out).toBe(`publicId:     ap-1\ndescription:  ${'x'.repeat(46)}\n${' '.repeat(14)}tail\n`);
+  });
+
+  it('shows a list of IDs under a key named publicId bare too, at any depth', () => {
+    const rows = detailRows({ merged: { publicId: ['te-1', 'te-2'] } }, opts);
+    expect(rows).toEqual([['merged.publicId', 'te-1, te-2']]);
+  });
+
+  it('joins a list of plain values on one line, and flattens a list that holds an object', () => {
+    const rows = detailRows({ tags: ['a', 1, null], mixed: ['a', { port: 80 }] }, opts);
+    expect(rows).toEqual([
+      ['tags', 'a, 1, '],
+      ['mixed.0', 'a'],
+      ['mixed.1.port', '80'],
+    ]);
+  });
+
+  it('ends no line with spaces: not an empty value, nor the last line of a value that ends with them', () => {
+    const out = renderDetail({ publicId: 'ap-1', none: null, note: 'first line\nsecond line  ' }, opts);
+    expect(out).toBe('publicId:  ap-1\nnone:\nnote:      first line\n           second line\n');
+  });
+
+  it('makes the keys bold when colour is on, and nothing else; plain without colour', () => {
+    const row = { publicId: 'ap-1', status: 'running' };
+    expect(renderDetail(row, { ...opts, color: true })).toBe('\u001b[1mpublicId:\u001b[22m  ap-1\n\u001b[1mstatus:\u001b[22m    running\n');
+    expect(renderDetail(row, opts)).toBe('publicId:  ap-1\nstatus:    running\n');
+  });
+
+  it('gives a character wider than the whole width a line of its own', () => {
+    expect(wrap('漢a', 1)).toEqual(['漢', 'a']);
+  });
+
+  it('prints nothing for an object with no fields', async () => {
+    expect(await print([{}], { format: 'table', shape: 'single', tty: true })).toBe('');
+  });
+
   it('is what get prints for one object on a terminal in table format; a list stays a table', async () => {
     const one = await print([{ publicId: 'ap-1', name: 'web' }], { format: 'table', shape: 'single', tty: true });
     expect(one).toBe('publicId:  ap-1\nname:      web\n');
@@ -168,11 +241,27 @@ describe('the detail view', () => {
   });
 });
 
+describe('the name of a reference', () => {
+  const known = names({ 'te-1': 'Acme' });
+
+  it('is the one seen before for a bare ID, and none without names', () => {
+    expect(referenceName('te-1', known, NAME_FIELDS)).toBe('Acme');
+    expect(referenceName('te-1', undefined, NAME_FIELDS)).toBeUndefined();
+  });
+
+  it('is none for a number, or for an object that carries neither a name nor a public ID', () => {
+    const anything = () => 'Acme';
+    expect(referenceName(42, anything, NAME_FIELDS)).toBeUndefined();
+    expect(referenceName({ status: 'running' }, anything, NAME_FIELDS)).toBeUndefined();
+  });
+});
+
 /** A stdout that takes one chunk at a time and says when it has drained. */
-function slowStdout() {
+function slowStdout(options: { emitClose?: boolean } = {}) {
   const chunks: string[] = [];
   const pending: (() => void)[] = [];
   const stream = new Writable({
+    ...options,
     highWaterMark: 1,
     write(chunk: Buffer, _enc, done) {
       chunks.push(chunk.toString());
@@ -212,6 +301,39 @@ describe('streaming printers', () => {
       if (format === 'tsv') expect(text).toBe('ap-1\ta\nap-2\tb\n');
     });
   }
+
+  it('stops waiting for stdout to take a page once it has closed or failed, and leaves no listener behind', async () => {
+    // A reader that went away closes stdout; a stream that fails need not emit 'close' as well.
+    const ends = [(s: Writable) => s.destroy(), (s: Writable) => s.destroy(new Error('write EPIPE'))];
+    for (const [n, end] of ends.entries()) {
+      const out = slowStdout({ emitClose: n === 0 });
+      const io = new IO({ stdout: Object.assign(out.stream, { isTTY: false }), stderr: new Writable({ write: (_c, _e, d) => d() }), env: {} });
+      const printer = await createPrinter({ io, format: 'ndjson' });
+      let taken = false;
+      const page = printer.add([{ publicId: 'ap-1' }]).then(() => (taken = true));
+      await new Promise((r) => setImmediate(r));
+      expect(out.stream.listenerCount('drain')).toBe(1);
+      end(out.stream);
+      await new Promise((r) => setImmediate(r));
+      expect(taken).toBe(true);
+      await page;
+      for (const event of ['drain', 'close', 'error']) expect(out.stream.listenerCount(event)).toBe(0);
+    }
+  });
+
+  it('leaves no listener behind once stdout has drained', async () => {
+    const out = slowStdout();
+    const io = new IO({ stdout: Object.assign(out.stream, { isTTY: false }), stderr: new Writable({ write: (_c, _e, d) => d() }), env: {} });
+    const printer = await createPrinter({ io, format: 'ndjson' });
+    let taken = false;
+    const page = printer.add([{ publicId: 'ap-1' }]).then(() => (taken = true));
+    await new Promise((r) => setImmediate(r));
+    out.release();
+    await new Promise((r) => setImmediate(r));
+    expect(taken).toBe(true);
+    await page;
+    for (const event of ['drain', 'close', 'error']) expect(out.stream.listenerCount(event)).toBe(0);
+  });
 
   it('json: a streamed list is byte for byte what the whole list prints', async () => {
     const items = [{ publicId: 'ap-1', nested: { a: [1, 2] } }, { publicId: 'ap-2', s: 'x\ny' }];

@@ -8,12 +8,15 @@ import { createPrinter, type PrinterOptions } from '../../src/output/format.js';
 export interface FakeIO {
   io: IO;
   stdout(): string;
+  /** What reached stderr (warnings). */
+  stderr(): string;
   /** How many separate writes reached stdout. */
   writes(): number;
 }
 
 export function fakeIO(opts: { tty?: boolean; columns?: number; color?: boolean } = {}): FakeIO {
   const chunks: string[] = [];
+  const errors: string[] = [];
   const sink = (into: string[]) =>
     new Writable({
       write(chunk: Buffer | string, _enc, done) {
@@ -22,9 +25,9 @@ export function fakeIO(opts: { tty?: boolean; columns?: number; color?: boolean 
       },
     });
   const stdout = Object.assign(sink(chunks), { isTTY: opts.tty ?? false, columns: opts.columns ?? 80 });
-  const stderr = Object.assign(sink([]), { isTTY: false });
+  const stderr = Object.assign(sink(errors), { isTTY: false });
   const env: NodeJS.ProcessEnv = opts.color ? { FORCE_COLOR: '1' } : { NO_COLOR: '1' };
-  return { io: new IO({ stdout, stderr, env }), stdout: () => chunks.join(''), writes: () => chunks.length };
+  return { io: new IO({ stdout, stderr, env }), stdout: () => chunks.join(''), stderr: () => errors.join(''), writes: () => chunks.length };
 }
 
 /** Prints `items` as one page in `format` and returns stdout. */

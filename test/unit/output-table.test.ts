@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { JsonNumber } from '../../src/output/json.js';
 import { displayWidth, fitWidths, headerOf, truncate } from '../../src/output/table.js';
 import { NOW, print } from './output-support.js';
 
@@ -51,6 +52,29 @@ describe('table columns', () => {
 
   it('prints nothing at all for an empty list', async () => {
     expect(await print([], { format: 'table', columns: APP_COLUMNS })).toBe('');
+  });
+
+  it('keeps a field that is null in some rows as a column, and one whose numbers JavaScript cannot hold exactly', async () => {
+    const rows = [
+      { publicId: 'ap-1', note: null, bytes: new JsonNumber('12345678901234567890') },
+      { publicId: 'ap-2', note: 'x', bytes: 1 },
+    ];
+    expect(await print(rows, { format: 'table' })).toBe('PUBLIC ID  NOTE  BYTES\nap-1             12345678901234567890\nap-2       x     1\n');
+  });
+
+  it('shows a nested reference as a column of its own when the resource declares no columns', async () => {
+    const rows = [{ publicId: 'ap-1', team: { publicId: 'te-1', name: 'Acme' } }];
+    expect(await print(rows, { format: 'table' })).toBe('PUBLIC ID  TEAM\nap-1       Acme (te-1)\n');
+  });
+
+  it('gives objects with nothing but nested values a column per field, as compact JSON', async () => {
+    const rows = [{ config: { a: 1 }, tags: ['x'] }];
+    expect(await print(rows, { format: 'table' })).toBe('CONFIG   TAGS\n{"a":1}  ["x"]\n');
+  });
+
+  it('shortens a long hex digest to 7 characters, but not a word of the letters a to f alone', async () => {
+    const rows = [{ publicId: 'dp-1', commit: 'ce58857075056c5b', label: 'deadbeefcafe' }];
+    expect(await print(rows, { format: 'table' })).toBe('PUBLIC ID  COMMIT   LABEL\ndp-1       ce58857  deadbeefcafe\n');
   });
 });
 
