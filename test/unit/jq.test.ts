@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { HostctlError, UsageError } from '../../src/errors.js';
-import { startJq } from '../../src/output/jq.js';
+import { startJq, type JqRun } from '../../src/output/jq.js';
 
 describe('startJq', () => {
   it("hands jq's output over while jq is still running, and stops it once the reader has gone", async () => {
@@ -46,6 +46,7 @@ describe('startJq', () => {
     );
     expect(err).toBeInstanceOf(HostctlError);
     expect((err as HostctlError).message).toBe('--jq: the expression was still running after 0.3 s; hostctl stopped it.');
+    expect((err as HostctlError).hint).toBe('Check the expression for a loop that never ends; for work that takes longer, pipe --json into jq.');
   });
 
   it('does not count the time jq waits for the reader', async () => {
@@ -71,4 +72,90 @@ describe('startJq', () => {
     const halted = await startJq('"bye\\n" | halt_error');
     await expect(halted.finish(false, async () => true)).rejects.toThrow(/^--jq: bye$/);
   });
+
+  it('takes "jq: error" (and its colon) off the front of a message only', async () => {
+    const message = async (expr: string) => (await failure(await startJq(expr), async () => true)).message;
+    expect(await message('"jq: error:boom\\n" | halt_error')).toBe('--jq: boom');
+    expect(await message('"say jq: error: no\\n" | halt_error')).toBe('--jq: say jq: error: no');
+  });
+
+  it('a program that fails its compile check without a message of jq\'s is still one sentence', async () => {
+    // A module directive is checked by running the program alone: here it halts with a
+    // message whose first line is empty.
+    const err = await startJq('module {}; "\\ncompile error" | halt_error').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('--jq: the expression does not compile.');
+  });
 });
+
+describe('the bounds of --jq', () => {
+  it('hands output over in batches of up to 64 KiB, not a message per line', async () => {
+    // 108,890 bytes: two batches by size, a few more when jq takes longer than 50 ms
+    // between hand-overs; one per line would be 20,000.
+    const run = await startJq('range(20000)');
+    let out = '';
+    let batches = 0;
+    await run.finish(false, async (text) => {
+      out += text;
+      batches++;
+      return true;
+    });
+    expect(out).toBe(Array.from({ length: 20000 }, (_, i) => `${i}\n`).join(''));
+    expect(batches).toBeGreaterThanOrEqual(2);
+    expect(batches).toBeLessThan(100);
+  });
+
+  it('takes pages of any size below the bound', async () => {
+    const run = await startJq('.[].s | length');
+    run.add([JSON.stringify({ s: 'x'.repeat(1000) })]);
+    let out = '';
+    await run.finish(false, async (text) => {
+      out += text;
+      return true;
+    });
+    expect(out).toBe('1000\n');
+  });
+
+  it('refuses input over 256 MiB at the page that crosses it, ignores the pages after, and finish says so', async () => {
+    const run = await startJq('length');
+    run.add(['1']);
+    // With the page before, 2^28 + 3 characters; a rope, which V8 does not copy here.
+    const big = 'x'.repeat(2 ** 28);
+    let thrown: unknown;
+    try {
+      run.add([big]);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(HostctlError);
+    expectOutOfMemory(thrown);
+    expect(() => run.add(['2'])).not.toThrow();
+    expectOutOfMemory(await failure(run, async () => true));
+  });
+
+  it("says so in one sentence when jq's own memory runs out", async () => {
+    expectOutOfMemory(await failure(await startJq('"x" | until(length > 1e9; . + .) | length'), async () => true));
+  });
+
+  it("says so in the same sentence when the worker's JavaScript heap runs out", async () => {
+    // A million writes to jq's stderr, each a chunk the worker keeps until jq ends.
+    expectOutOfMemory(await failure(await startJq('range(1000000) | stderr | empty'), async () => true));
+  });
+});
+
+async function failure(run: JqRun, write: (text: string) => Promise<boolean>): Promise<HostctlError> {
+  const err = await run.finish(false, write).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HostctlError);
+  return err as HostctlError;
+}
+
+function expectOutOfMemory(err: unknown): void {
+  expect((err as HostctlError).message).toBe('--jq: jq ran out of memory: it has 256 MiB here, for its input and its work.');
+  expect((err as HostctlError).hint).toBe('Ask for less (--fields, --limit) or narrow the expression; or pipe --json into jq, which has no such bound.');
+}
