@@ -136,6 +136,14 @@ describe('the bounds of --jq', () => {
     expectOutOfMemory(await failure(run, async () => true));
   });
 
+  it('takes a page that brings the input to exactly 256 MiB, and jq then says it ran out of memory', async () => {
+    // One JSON string of 2^28 - 1 characters, and its separator: the bound itself. The
+    // page reaches the worker without entering its JavaScript heap (128 MB).
+    const run = await startJq('length');
+    expect(() => run.add([`"${'x'.repeat(2 ** 28 - 3)}"`])).not.toThrow();
+    expectOutOfMemory(await failure(run, async () => true));
+  });
+
   it("says so in one sentence when jq's own memory runs out", async () => {
     expectOutOfMemory(await failure(await startJq('"x" | until(length > 1e9; . + .) | length'), async () => true));
   });
