@@ -3,7 +3,8 @@
 // waits for the reader), and syntax errors found before any input. Through the CLI:
 // test/cli/output.test.ts; in the real process (a pipe, memory): test/e2e/jq.test.ts.
 
-import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { HostctlError, UsageError } from '../../src/errors.js';
 import { startJq, type JqRun } from '../../src/output/jq.js';
 
@@ -71,6 +72,47 @@ describe('startJq', () => {
     // jq's exit (halt_error) returns to the worker: its message, not a lost thread.
     const halted = await startJq('"bye\\n" | halt_error');
     await expect(halted.finish(false, async () => true)).rejects.toThrow(/^--jq: bye$/);
+  });
+
+  it("says what does not compile in jq's words, without its trailing colon or its shell-quoting guess", async () => {
+    const refusal = (expr: string) =>
+      startJq(expr).then(
+        () => undefined,
+        (e: unknown) => e as UsageError,
+      );
+    const syntax = await refusal('.[');
+    expect(syntax).toBeInstanceOf(UsageError);
+    expect(syntax?.message).toBe('--jq: syntax error, unexpected end of file at <top-level>, line 1.');
+    expect(syntax?.hint).toBe("Check the expression; jq's manual: https://jqlang.org/manual/");
+    // A colon inside the message stays.
+    expect((await refusal('import "nope" as n; .'))?.message).toBe('--jq: module not found: nope.');
+  });
+
+  it('bounds the compile check too: a program checked by running it (a module directive) that never ends', async () => {
+    const err = await startJq('module {}; def f: f; f', { timeMs: 300 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(HostctlError);
+    expect((err as HostctlError).message).toBe('--jq: the expression was still running after 0.3 s; hostctl stopped it.');
+  });
+
+  it("adds up jq's computing between batches: output taken as fast as it comes still meets the bound", async () => {
+    // Each batch is handed over after at most 50 ms of computing, so no stretch alone
+    // reaches 200 ms; a hundred batches would be 5 s.
+    const run = await startJq('repeat(1)', { timeMs: 200 });
+    let batches = 0;
+    const err = await failure(run, async () => ++batches < 100);
+    expect(err.message).toBe('--jq: the expression was still running after 0.2 s; hostctl stopped it.');
+    expect(batches).toBeLessThan(100);
+  });
+
+  it("ends jq's thread once the reader has gone", async () => {
+    const before = threads();
+    const run = await startJq('repeat(1)');
+    await run.finish(false, async () => false);
+    // The worker was blocked, waiting for its batch to be taken: it is ended, not left.
+    await vi.waitFor(() => expect(threads()).toBeLessThanOrEqual(before), { timeout: 10_000, interval: 20 });
   });
 
   it('takes "jq: error" (and its colon) off the front of a message only', async () => {
@@ -153,6 +195,11 @@ describe('the bounds of --jq', () => {
     expectOutOfMemory(await failure(await startJq('range(1000000) | stderr | empty'), async () => true));
   });
 });
+
+/** The threads of this process (Linux): a worker thread is one of them until it has ended. */
+function threads(): number {
+  return readdirSync('/proc/self/task').length;
+}
 
 async function failure(run: JqRun, write: (text: string) => Promise<boolean>): Promise<HostctlError> {
   const err = await run.finish(false, write).then(
