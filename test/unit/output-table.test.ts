@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fitWidths, headerOf, truncate } from '../../src/output/table.js';
+import { displayWidth, fitWidths, headerOf, renderTable, truncate } from '../../src/output/table.js';
 import { NOW, print } from './output-support.js';
 
 const APP_COLUMNS = ['name', 'status', 'region', 'team', 'updatedAt'];
@@ -127,5 +127,88 @@ describe('table colour and safety', () => {
       ['ap-1', 'evil', 'running'],
       ['ap-2', 'two lines taboverride', 'ok'],
     ]);
+  });
+});
+
+describe('table edges', () => {
+  const opts = { defaults: [] as string[], width: 80, color: false, now: NOW };
+
+  it('colours every status the table knows, whatever its case, in status, state and *.status columns only', () => {
+    const colours: Record<string, string[]> = {
+      '\u001b[32m': ['running', 'active', 'succeeded', 'success', 'ready', 'healthy', 'issued', 'verified'],
+      '\u001b[33m': ['pending', 'pending_verification', 'building', 'deploying', 'queued', 'starting', 'provisioning', 'in_progress'],
+      '\u001b[31m': ['failed', 'error', 'errored', 'crashed', 'unhealthy'],
+      '\u001b[2m': ['stopped', 'sleeping', 'canceled', 'cancelled'],
+    };
+    const close: Record<string, string> = { '\u001b[32m': '\u001b[39m', '\u001b[33m': '\u001b[39m', '\u001b[31m': '\u001b[39m', '\u001b[2m': '\u001b[22m' };
+    for (const [open, statuses] of Object.entries(colours)) {
+      for (const status of statuses) {
+        const out = renderTable([{ publicId: 'ap-1', status }], { ...opts, color: true });
+        expect(out.split('\n')[1]).toBe(`ap-1       ${open}${status}${close[open]}`);
+      }
+    }
+    const rows = [{ publicId: 'ap-1', status: 'Running', state: 'FAILED', build: { status: 'queued' }, name: 'running', phase: 'running' }];
+    const out = renderTable(rows, { ...opts, fields: ['status', 'state', 'build.status', 'name', 'phase'], color: true });
+    expect(out.split('\n')[1]).toBe('\u001b[32mRunning\u001b[39m  \u001b[31mFAILED\u001b[39m  \u001b[33mqueued\u001b[39m        running  running');
+    // A status the table does not know, or one Object.prototype has, stays as it is.
+    const odd = renderTable([{ publicId: 'ap-1', status: 'constructor' }, { publicId: 'ap-2', status: 'paused' }], { ...opts, color: true });
+    expect(odd.split('\n').slice(1)).toEqual(['ap-1       constructor', 'ap-2       paused', '']);
+  });
+
+  it('accessible output separates columns with " | ", room for it included, and cuts what does not fit', () => {
+    const rows = [
+      { publicId: 'ap-1', name: 'web', status: 'running' },
+      { publicId: 'ap-2', name: 'a-much-longer-name-than-fits', status: 'failed' },
+    ];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'status'], plain: true })).toBe(
+      'PUBLIC ID | NAME                         | STATUS\n' + 'ap-1      | web                          | running\n' + 'ap-2      | a-much-longer-name-than-fits | failed\n',
+    );
+    const narrow = renderTable(rows, { ...opts, defaults: ['name', 'status'], plain: true, width: 36 });
+    expect(narrow).toBe('PUBLIC ID | NAME           | STATUS\n' + 'ap-1      | web            | running\n' + 'ap-2      | a-much-longer… | failed\n');
+  });
+
+  it('a list of plain values is one value a line, cut to the width', () => {
+    expect(renderTable(['web', 'x'.repeat(20), 7, null], { ...opts, width: 10 })).toBe(`web\n${'x'.repeat(9)}…\n7\n\n`);
+    // Never narrower than three columns.
+    expect(renderTable(['abcdef'], { ...opts, width: 1 })).toBe('ab…\n');
+  });
+
+  it('without name fields given, a reference is named by its "name", and NAME is the column kept last', () => {
+    const rows = [{ publicId: 'ap-1', name: 'web-frontend', region: 'eu-west-1', team: { publicId: 'te-1', name: 'Acme' } }];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'region', 'team'] })).toBe(
+      'PUBLIC ID  NAME          REGION     TEAM\n' + 'ap-1       web-frontend  eu-west-1  Acme (te-1)\n',
+    );
+    // REGION, declared first, goes before NAME.
+    expect(renderTable(rows, { ...opts, defaults: ['region', 'name', 'team'], width: 30 })).toBe('PUBLIC ID  NAME          TEAM\n' + 'ap-1       web-frontend  te-1\n');
+  });
+
+  it('truncate: nothing at width 0 or less, ASCII cut at the width with "…"', () => {
+    expect(truncate('abc', 0)).toBe('');
+    expect(truncate('abc', -1)).toBe('');
+    expect(truncate('abcdef', 4)).toBe('abc…');
+    expect(truncate('abcd', 4)).toBe('abcd');
+    expect(truncate('é漢b', 3)).toBe('é…');
+  });
+
+  it('fitWidths gives the columns that are cut what is left, one more to the first ones, never less than 3', () => {
+    expect(fitWidths([100, 100, 100], 32)).toEqual([11, 11, 10]);
+    expect(fitWidths([100, 100], 4)).toEqual([3, 3]);
+    expect(fitWidths([], 10)).toEqual([]);
+    expect(fitWidths([5, 5], 10)).toEqual([5, 5]);
+  });
+
+  it('headers: words split at a lower-case letter or digit before a capital, runs of _ and - as one space, on one line', () => {
+    expect(headerOf('updatedAt')).toBe('UPDATED AT');
+    expect(headerOf('ipv4Address')).toBe('IPV4 ADDRESS');
+    expect(headerOf('HTTPStatus')).toBe('HTTPSTATUS');
+    expect(headerOf('a__b--c-_d')).toBe('A B C D');
+    expect(headerOf('two\nlines\t\there')).toBe('TWO LINES HERE');
+  });
+
+  it('displayWidth counts printable ASCII by length and the rest by its columns', () => {
+    expect(displayWidth('')).toBe(0);
+    expect(displayWidth('a b~')).toBe(4);
+    expect(displayWidth('漢a')).toBe(3);
+    expect(displayWidth('a漢')).toBe(3);
   });
 });
