@@ -115,6 +115,28 @@ describe('startJq', () => {
     await vi.waitFor(() => expect(threads()).toBeLessThanOrEqual(before), { timeout: 10_000, interval: 20 });
   });
 
+  it("gives a run-time error as jq's message without its input position, and the next step", async () => {
+    // Pages as --json prints them, on many lines: the position is line 13.
+    const run = await startJq('.[] | error("  boom")');
+    run.add([JSON.stringify({ a: [1, 2, 3], b: { c: 'd' } }, null, 2), JSON.stringify({ a: 1 }, null, 2)]);
+    const err = await failure(run, async () => true);
+    expect(err.message).toBe('--jq: boom');
+    expect(err.hint).toBe('The expression ran over the output as `--json` prints it; check it against that.');
+  });
+
+  it('what jq writes to its stderr while it succeeds (debug, stderr) does not fail the run', async () => {
+    const run = await startJq('.[] | debug | stderr | . + 1');
+    run.add(['1', '2']);
+    const texts: string[] = [];
+    await run.finish(false, async (text) => {
+      texts.push(text);
+      return true;
+    });
+    // Only text is handed over: no empty write at the end.
+    expect(texts.join('')).toBe('2\n3\n');
+    expect(texts).not.toContain('');
+  });
+
   it('takes "jq: error" (and its colon) off the front of a message only', async () => {
     const message = async (expr: string) => (await failure(await startJq(expr), async () => true)).message;
     expect(await message('"jq: error:boom\\n" | halt_error')).toBe('--jq: boom');
