@@ -127,11 +127,7 @@ describe('startJq', () => {
   it('what jq writes to its stderr while it succeeds (debug, stderr) does not fail the run', async () => {
     const run = await startJq('.[] | debug | stderr | . + 1');
     run.add(['1', '2']);
-    const texts: string[] = [];
-    await run.finish(false, async (text) => {
-      texts.push(text);
-      return true;
-    });
+    const texts = await output(run);
     // Only text is handed over: no empty write at the end.
     expect(texts.join('')).toBe('2\n3\n');
     expect(texts).not.toContain('');
@@ -159,28 +155,16 @@ describe('the bounds of --jq', () => {
   it('hands output over in batches of up to 64 KiB, not a message per line', async () => {
     // 108,890 bytes: two batches by size, a few more when jq takes longer than 50 ms
     // between hand-overs; one per line would be 20,000.
-    const run = await startJq('range(20000)');
-    let out = '';
-    let batches = 0;
-    await run.finish(false, async (text) => {
-      out += text;
-      batches++;
-      return true;
-    });
-    expect(out).toBe(Array.from({ length: 20000 }, (_, i) => `${i}\n`).join(''));
-    expect(batches).toBeGreaterThanOrEqual(2);
-    expect(batches).toBeLessThan(100);
+    const batches = await output(await startJq('range(20000)'));
+    expect(batches.join('')).toBe(Array.from({ length: 20000 }, (_, i) => `${i}\n`).join(''));
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    expect(batches.length).toBeLessThan(100);
   });
 
   it('takes pages of any size below the bound', async () => {
     const run = await startJq('.[].s | length');
     run.add([JSON.stringify({ s: 'x'.repeat(1000) })]);
-    let out = '';
-    await run.finish(false, async (text) => {
-      out += text;
-      return true;
-    });
-    expect(out).toBe('1000\n');
+    expect((await output(run)).join('')).toBe('1000\n');
   });
 
   it('refuses input over 256 MiB at the page that crosses it, ignores the pages after, and finish says so', async () => {
@@ -217,6 +201,16 @@ describe('the bounds of --jq', () => {
     expectOutOfMemory(await failure(await startJq('range(1000000) | stderr | empty'), async () => true));
   });
 });
+
+/** What jq hands over, batch by batch, to a reader that takes it all. */
+async function output(run: JqRun): Promise<string[]> {
+  const texts: string[] = [];
+  await run.finish(false, async (text) => {
+    texts.push(text);
+    return true;
+  });
+  return texts;
+}
 
 /** The threads of this process (Linux): a worker thread is one of them until it has ended. */
 function threads(): number {
