@@ -169,6 +169,8 @@ describe('table edges', () => {
 
   it('a list of plain values is one value a line, cut to the width', () => {
     expect(renderTable(['web', 'x'.repeat(20), 7, null], { ...opts, width: 10 })).toBe(`web\n${'x'.repeat(9)}…\n7\n\n`);
+    // Shown as any cell: a digest short, a time relative.
+    expect(renderTable(['ce58857075056c5ba1a26de298c1c44cf374d4f8', '2024-04-28T12:00:00Z'], opts)).toBe('ce58857\n3 days ago\n');
     // Never narrower than three columns.
     expect(renderTable(['abcdef'], { ...opts, width: 1 })).toBe('ab…\n');
   });
@@ -182,6 +184,35 @@ describe('table edges', () => {
     expect(renderTable(rows, { ...opts, defaults: ['region', 'name', 'team'], width: 30 })).toBe('PUBLIC ID  NAME          TEAM\n' + 'ap-1       web-frontend  te-1\n');
   });
 
+  it('a --fields column of nested public IDs (team.publicId) is never cut; the other columns are', () => {
+    const rows = [{ publicId: 'ap-1', name: 'x'.repeat(40), team: { publicId: 'te-123456789' } }];
+    expect(renderTable(rows, { ...opts, fields: ['name', 'team.publicId'], width: 20 })).toBe('NAME  TEAM.PUBLIC ID\n' + 'xxx…  te-123456789\n');
+  });
+
+  it('a public ID as wide as the terminal is kept whole (the other columns go); a wider one is cut like any cell', () => {
+    const id = `ap-${'0'.repeat(17)}`;
+    expect(renderTable([{ publicId: id, name: 'web' }], { ...opts, defaults: ['name'], width: 20 })).toBe(`PUBLIC ID\n${id}\n`);
+    expect(renderTable([{ publicId: `${id}99`, name: 'web' }], { ...opts, defaults: ['name'], width: 20 })).toBe(`PUBLIC ID       NAME\n${id.slice(0, 13)}…  web\n`);
+  });
+
+  it('a table exactly as wide as the terminal keeps every column', () => {
+    expect(renderTable([{ publicId: 'ap-1', name: 'web' }], { ...opts, defaults: ['name'], width: 15 })).toBe('PUBLIC ID  NAME\nap-1       web\n');
+  });
+
+  it('the name goes last even when it is the first column (no public ID): a reference column goes before it', () => {
+    const rows = [{ name: 'web-frontend', team: 'te-1' }];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'team'], references: ['team'], width: 14 })).toBe('NAME\nweb-frontend\n');
+  });
+
+  it('the name goes last even when its column holds IDs', () => {
+    const rows = [{ publicId: 'ap-1', team: 'te-1', name: 'web-frontend' }];
+    expect(renderTable(rows, { ...opts, defaults: ['team', 'name'], references: ['team', 'name'], width: 24 })).toBe('PUBLIC ID  NAME\nap-1       web-frontend\n');
+  });
+
+  it('objects without a public ID keep their last column, cut, however narrow the terminal', () => {
+    expect(renderTable([{ description: 'x'.repeat(100), kind: 'note' }], { ...opts, width: 20 })).toBe(`DESCRIPTION\n${'x'.repeat(19)}…\n`);
+  });
+
   it('truncate: nothing at width 0 or less, ASCII cut at the width with "…"', () => {
     expect(truncate('abc', 0)).toBe('');
     expect(truncate('abc', -1)).toBe('');
@@ -192,6 +223,8 @@ describe('table edges', () => {
 
   it('fitWidths gives the columns that are cut what is left, one more to the first ones, never less than 3', () => {
     expect(fitWidths([100, 100, 100], 32)).toEqual([11, 11, 10]);
+    // A column exactly as wide as the share keeps its width; the rest is shared.
+    expect(fitWidths([10, 100], 21)).toEqual([10, 11]);
     expect(fitWidths([100, 100], 4)).toEqual([3, 3]);
     expect(fitWidths([], 10)).toEqual([]);
     expect(fitWidths([5, 5], 10)).toEqual([5, 5]);
