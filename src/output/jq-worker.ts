@@ -22,7 +22,7 @@ export type FromWorker =
   | { type: 'out'; bytes: Uint8Array }
   | { type: 'done'; status: number; stderr: string; outOfMemory: boolean };
 
-export type ToWorker = { type: 'input'; text: string } | { type: 'run'; single: boolean };
+export type ToWorker = { type: 'input'; bytes: Uint8Array } | { type: 'run'; single: boolean };
 
 /**
  * The worker's side. It runs in the worker from its source text (Function.prototype.
@@ -174,7 +174,7 @@ export function jqWorker(port: MessagePort, data: WorkerData, req: (id: string) 
     port.postMessage({ type: 'checked', compileError });
     port.on('message', (msg: ToWorker) => {
       if (msg.type === 'input') {
-        texts.push(encoder.encode(msg.text));
+        texts.push(msg.bytes);
         return;
       }
       const open = encoder.encode('[');

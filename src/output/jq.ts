@@ -164,6 +164,7 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
 
   let inputChars = 0;
   let tooBig = false;
+  const encoder = new TextEncoder();
   return {
     add(texts) {
       if (texts.length === 0 || tooBig) return;
@@ -175,7 +176,10 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
         stop();
         throw outOfMemory();
       }
-      worker.postMessage({ type: 'input', text: page } satisfies ToWorker);
+      // Encoded here and moved, not copied: the text never enters the worker's own heap,
+      // whose bound (128 MB) is below the input's.
+      const bytes = encoder.encode(page);
+      worker.postMessage({ type: 'input', bytes } satisfies ToWorker, [bytes.buffer]);
     },
     finish(single, write) {
       if (tooBig) return Promise.reject(outOfMemory());

@@ -3,9 +3,10 @@
 // waits for the reader), and syntax errors found before any input. Through the CLI:
 // test/cli/output.test.ts; in the real process (a pipe, memory): test/e2e/jq.test.ts.
 
-import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { HostctlError, UsageError } from '../../src/errors.js';
-import { startJq } from '../../src/output/jq.js';
+import { startJq, type JqRun } from '../../src/output/jq.js';
 
 describe('startJq', () => {
   it("hands jq's output over while jq is still running, and stops it once the reader has gone", async () => {
@@ -46,6 +47,7 @@ describe('startJq', () => {
     );
     expect(err).toBeInstanceOf(HostctlError);
     expect((err as HostctlError).message).toBe('--jq: the expression was still running after 0.3 s; hostctl stopped it.');
+    expect((err as HostctlError).hint).toBe('Check the expression for a loop that never ends; for work that takes longer, pipe --json into jq.');
   });
 
   it('does not count the time jq waits for the reader', async () => {
@@ -71,4 +73,160 @@ describe('startJq', () => {
     const halted = await startJq('"bye\\n" | halt_error');
     await expect(halted.finish(false, async () => true)).rejects.toThrow(/^--jq: bye$/);
   });
+
+  it("says what does not compile in jq's words, without its trailing colon or its shell-quoting guess", async () => {
+    const refusal = (expr: string) =>
+      startJq(expr).then(
+        () => undefined,
+        (e: unknown) => e as UsageError,
+      );
+    const syntax = await refusal('.[');
+    expect(syntax).toBeInstanceOf(UsageError);
+    expect(syntax?.message).toBe('--jq: syntax error, unexpected end of file at <top-level>, line 1.');
+    expect(syntax?.hint).toBe("Check the expression; jq's manual: https://jqlang.org/manual/");
+    // A colon inside the message stays.
+    expect((await refusal('import "nope" as n; .'))?.message).toBe('--jq: module not found: nope.');
+  });
+
+  it('bounds the compile check too: a program checked by running it (a module directive) that never ends', async () => {
+    const err = await startJq('module {}; def f: f; f', { timeMs: 300 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(HostctlError);
+    expect((err as HostctlError).message).toBe('--jq: the expression was still running after 0.3 s; hostctl stopped it.');
+  });
+
+  it("adds up jq's computing between batches: output taken as fast as it comes still meets the bound", async () => {
+    // Each batch is handed over after at most 50 ms of computing, so no stretch alone
+    // reaches 200 ms; a hundred batches would be 5 s.
+    const run = await startJq('repeat(1)', { timeMs: 200 });
+    let batches = 0;
+    const err = await failure(run, async () => ++batches < 100);
+    expect(err.message).toBe('--jq: the expression was still running after 0.2 s; hostctl stopped it.');
+    expect(batches).toBeLessThan(100);
+  });
+
+  it("ends jq's thread once the reader has gone", async () => {
+    const before = threads();
+    const run = await startJq('repeat(1)');
+    await run.finish(false, async () => false);
+    // The worker was blocked, waiting for its batch to be taken: it is ended, not left.
+    await vi.waitFor(() => expect(threads()).toBeLessThanOrEqual(before), { timeout: 10_000, interval: 20 });
+  });
+
+  it("gives a run-time error as jq's message without its input position, and the next step", async () => {
+    // Pages as --json prints them, on many lines: the position is line 13.
+    const run = await startJq('.[] | error("  boom")');
+    run.add([JSON.stringify({ a: [1, 2, 3], b: { c: 'd' } }, null, 2), JSON.stringify({ a: 1 }, null, 2)]);
+    const err = await failure(run, async () => true);
+    expect(err.message).toBe('--jq: boom');
+    expect(err.hint).toBe('The expression ran over the output as `--json` prints it; check it against that.');
+  });
+
+  it('what jq writes to its stderr while it succeeds (debug, stderr) does not fail the run', async () => {
+    const run = await startJq('.[] | debug | stderr | . + 1');
+    run.add(['1', '2']);
+    const texts = await output(run);
+    // Only text is handed over: no empty write at the end.
+    expect(texts.join('')).toBe('2\n3\n');
+    expect(texts).not.toContain('');
+  });
+
+  it('takes "jq: error" (and its colon) off the front of a message only', async () => {
+    const message = async (expr: string) => (await failure(await startJq(expr), async () => true)).message;
+    expect(await message('"jq: error:boom\\n" | halt_error')).toBe('--jq: boom');
+    expect(await message('"say jq: error: no\\n" | halt_error')).toBe('--jq: say jq: error: no');
+  });
+
+  it('a program that fails its compile check without a message of jq\'s is still one sentence', async () => {
+    // A module directive is checked by running the program alone: here it halts with a
+    // message whose first line is empty.
+    const err = await startJq('module {}; "\\ncompile error" | halt_error').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('--jq: the expression does not compile.');
+  });
 });
+
+describe('the bounds of --jq', () => {
+  it('hands output over in batches of up to 64 KiB, not a message per line', async () => {
+    // 108,890 bytes: two batches by size, a few more when jq takes longer than 50 ms
+    // between hand-overs; one per line would be 20,000.
+    const batches = await output(await startJq('range(20000)'));
+    expect(batches.join('')).toBe(Array.from({ length: 20000 }, (_, i) => `${i}\n`).join(''));
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    expect(batches.length).toBeLessThan(100);
+  });
+
+  it('takes pages of any size below the bound', async () => {
+    const run = await startJq('.[].s | length');
+    run.add([JSON.stringify({ s: 'x'.repeat(1000) })]);
+    expect((await output(run)).join('')).toBe('1000\n');
+  });
+
+  it('refuses input over 256 MiB at the page that crosses it, ignores the pages after, and finish says so', async () => {
+    const run = await startJq('length');
+    run.add(['1']);
+    // With the page before, 2^28 + 3 characters; a rope, which V8 does not copy here.
+    const big = 'x'.repeat(2 ** 28);
+    let thrown: unknown;
+    try {
+      run.add([big]);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(HostctlError);
+    expectOutOfMemory(thrown);
+    expect(() => run.add(['2'])).not.toThrow();
+    expectOutOfMemory(await failure(run, async () => true));
+  });
+
+  it('takes a page that brings the input to exactly 256 MiB, and jq then says it ran out of memory', async () => {
+    // One JSON string of 2^28 - 1 characters, and its separator: the bound itself. The
+    // page reaches the worker without entering its JavaScript heap (128 MB).
+    const run = await startJq('length');
+    expect(() => run.add([`"${'x'.repeat(2 ** 28 - 3)}"`])).not.toThrow();
+    expectOutOfMemory(await failure(run, async () => true));
+  });
+
+  it("says so in one sentence when jq's own memory runs out", async () => {
+    expectOutOfMemory(await failure(await startJq('"x" | until(length > 1e9; . + .) | length'), async () => true));
+  });
+
+  it("says so in the same sentence when the worker's JavaScript heap runs out", async () => {
+    // A million writes to jq's stderr, each a chunk the worker keeps until jq ends.
+    expectOutOfMemory(await failure(await startJq('range(1000000) | stderr | empty'), async () => true));
+  });
+});
+
+/** What jq hands over, batch by batch, to a reader that takes it all. */
+async function output(run: JqRun): Promise<string[]> {
+  const texts: string[] = [];
+  await run.finish(false, async (text) => {
+    texts.push(text);
+    return true;
+  });
+  return texts;
+}
+
+/** The threads of this process (Linux): a worker thread is one of them until it has ended. */
+function threads(): number {
+  return readdirSync('/proc/self/task').length;
+}
+
+async function failure(run: JqRun, write: (text: string) => Promise<boolean>): Promise<HostctlError> {
+  const err = await run.finish(false, write).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HostctlError);
+  return err as HostctlError;
+}
+
+function expectOutOfMemory(err: unknown): void {
+  expect((err as HostctlError).message).toBe('--jq: jq ran out of memory: it has 256 MiB here, for its input and its work.');
+  expect((err as HostctlError).hint).toBe('Ask for less (--fields, --limit) or narrow the expression; or pipe --json into jq, which has no such bound.');
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonNumber } from '../../src/output/json.js';
-import { displayWidth, fitWidths, headerOf, truncate } from '../../src/output/table.js';
+import { displayWidth, fitWidths, headerOf, renderTable, truncate } from '../../src/output/table.js';
 import { NOW, print } from './output-support.js';
 
 const APP_COLUMNS = ['name', 'status', 'region', 'team', 'updatedAt'];
@@ -151,5 +151,121 @@ describe('table colour and safety', () => {
       ['ap-1', 'evil', 'running'],
       ['ap-2', 'two lines taboverride', 'ok'],
     ]);
+  });
+});
+
+describe('table edges', () => {
+  const opts = { defaults: [] as string[], width: 80, color: false, now: NOW };
+
+  it('colours every status the table knows, whatever its case, in status, state and *.status columns only', () => {
+    const colours: Record<string, string[]> = {
+      '\u001b[32m': ['running', 'active', 'succeeded', 'success', 'ready', 'healthy', 'issued', 'verified'],
+      '\u001b[33m': ['pending', 'pending_verification', 'building', 'deploying', 'queued', 'starting', 'provisioning', 'in_progress'],
+      '\u001b[31m': ['failed', 'error', 'errored', 'crashed', 'unhealthy'],
+      '\u001b[2m': ['stopped', 'sleeping', 'canceled', 'cancelled'],
+    };
+    const close: Record<string, string> = { '\u001b[32m': '\u001b[39m', '\u001b[33m': '\u001b[39m', '\u001b[31m': '\u001b[39m', '\u001b[2m': '\u001b[22m' };
+    for (const [open, statuses] of Object.entries(colours)) {
+      for (const status of statuses) {
+        const out = renderTable([{ publicId: 'ap-1', status }], { ...opts, color: true });
+        expect(out.split('\n')[1]).toBe(`ap-1       ${open}${status}${close[open]}`);
+      }
+    }
+    const rows = [{ publicId: 'ap-1', status: 'Running', state: 'FAILED', build: { status: 'queued' }, name: 'running', phase: 'running' }];
+    const out = renderTable(rows, { ...opts, fields: ['status', 'state', 'build.status', 'name', 'phase'], color: true });
+    expect(out.split('\n')[1]).toBe('\u001b[32mRunning\u001b[39m  \u001b[31mFAILED\u001b[39m  \u001b[33mqueued\u001b[39m        running  running');
+    // A status the table does not know, or one Object.prototype has, stays as it is.
+    const odd = renderTable([{ publicId: 'ap-1', status: 'constructor' }, { publicId: 'ap-2', status: 'paused' }], { ...opts, color: true });
+    expect(odd.split('\n').slice(1)).toEqual(['ap-1       constructor', 'ap-2       paused', '']);
+  });
+
+  it('accessible output separates columns with " | ", room for it included, and cuts what does not fit', () => {
+    const rows = [
+      { publicId: 'ap-1', name: 'web', status: 'running' },
+      { publicId: 'ap-2', name: 'a-much-longer-name-than-fits', status: 'failed' },
+    ];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'status'], plain: true })).toBe(
+      'PUBLIC ID | NAME                         | STATUS\n' + 'ap-1      | web                          | running\n' + 'ap-2      | a-much-longer-name-than-fits | failed\n',
+    );
+    const narrow = renderTable(rows, { ...opts, defaults: ['name', 'status'], plain: true, width: 36 });
+    expect(narrow).toBe('PUBLIC ID | NAME           | STATUS\n' + 'ap-1      | web            | running\n' + 'ap-2      | a-much-longer… | failed\n');
+  });
+
+  it('a list of plain values is one value a line, cut to the width', () => {
+    expect(renderTable(['web', 'x'.repeat(20), 7, null], { ...opts, width: 10 })).toBe(`web\n${'x'.repeat(9)}…\n7\n\n`);
+    // Shown as any cell: a digest short, a time relative.
+    expect(renderTable(['ce58857075056c5ba1a26de298c1c44cf374d4f8', '2024-04-28T12:00:00Z'], opts)).toBe('ce58857\n3 days ago\n');
+    // Never narrower than three columns.
+    expect(renderTable(['abcdef'], { ...opts, width: 1 })).toBe('ab…\n');
+  });
+
+  it('without name fields given, a reference is named by its "name", and NAME is the column kept last', () => {
+    const rows = [{ publicId: 'ap-1', name: 'web-frontend', region: 'eu-west-1', team: { publicId: 'te-1', name: 'Acme' } }];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'region', 'team'] })).toBe(
+      'PUBLIC ID  NAME          REGION     TEAM\n' + 'ap-1       web-frontend  eu-west-1  Acme (te-1)\n',
+    );
+    // REGION, declared first, goes before NAME.
+    expect(renderTable(rows, { ...opts, defaults: ['region', 'name', 'team'], width: 30 })).toBe('PUBLIC ID  NAME          TEAM\n' + 'ap-1       web-frontend  te-1\n');
+  });
+
+  it('a --fields column of nested public IDs (team.publicId) is never cut; the other columns are', () => {
+    const rows = [{ publicId: 'ap-1', name: 'x'.repeat(40), team: { publicId: 'te-123456789' } }];
+    expect(renderTable(rows, { ...opts, fields: ['name', 'team.publicId'], width: 20 })).toBe('NAME  TEAM.PUBLIC ID\n' + 'xxx…  te-123456789\n');
+  });
+
+  it('a public ID as wide as the terminal is kept whole (the other columns go); a wider one is cut like any cell', () => {
+    const id = `ap-${'0'.repeat(17)}`;
+    expect(renderTable([{ publicId: id, name: 'web' }], { ...opts, defaults: ['name'], width: 20 })).toBe(`PUBLIC ID\n${id}\n`);
+    expect(renderTable([{ publicId: `${id}99`, name: 'web' }], { ...opts, defaults: ['name'], width: 20 })).toBe(`PUBLIC ID       NAME\n${id.slice(0, 13)}…  web\n`);
+  });
+
+  it('a table exactly as wide as the terminal keeps every column', () => {
+    expect(renderTable([{ publicId: 'ap-1', name: 'web' }], { ...opts, defaults: ['name'], width: 15 })).toBe('PUBLIC ID  NAME\nap-1       web\n');
+  });
+
+  it('the name goes last even when it is the first column (no public ID): a reference column goes before it', () => {
+    const rows = [{ name: 'web-frontend', team: 'te-1' }];
+    expect(renderTable(rows, { ...opts, defaults: ['name', 'team'], references: ['team'], width: 14 })).toBe('NAME\nweb-frontend\n');
+  });
+
+  it('the name goes last even when its column holds IDs', () => {
+    const rows = [{ publicId: 'ap-1', team: 'te-1', name: 'web-frontend' }];
+    expect(renderTable(rows, { ...opts, defaults: ['team', 'name'], references: ['team', 'name'], width: 24 })).toBe('PUBLIC ID  NAME\nap-1       web-frontend\n');
+  });
+
+  it('objects without a public ID keep their last column, cut, however narrow the terminal', () => {
+    expect(renderTable([{ description: 'x'.repeat(100), kind: 'note' }], { ...opts, width: 20 })).toBe(`DESCRIPTION\n${'x'.repeat(19)}…\n`);
+  });
+
+  it('truncate: nothing at width 0 or less, ASCII cut at the width with "…"', () => {
+    expect(truncate('abc', 0)).toBe('');
+    expect(truncate('abc', -1)).toBe('');
+    expect(truncate('abcdef', 4)).toBe('abc…');
+    expect(truncate('abcd', 4)).toBe('abcd');
+    expect(truncate('é漢b', 3)).toBe('é…');
+  });
+
+  it('fitWidths gives the columns that are cut what is left, one more to the first ones, never less than 3', () => {
+    expect(fitWidths([100, 100, 100], 32)).toEqual([11, 11, 10]);
+    // A column exactly as wide as the share keeps its width; the rest is shared.
+    expect(fitWidths([10, 100], 21)).toEqual([10, 11]);
+    expect(fitWidths([100, 100], 4)).toEqual([3, 3]);
+    expect(fitWidths([], 10)).toEqual([]);
+    expect(fitWidths([5, 5], 10)).toEqual([5, 5]);
+  });
+
+  it('headers: words split at a lower-case letter or digit before a capital, runs of _ and - as one space, on one line', () => {
+    expect(headerOf('updatedAt')).toBe('UPDATED AT');
+    expect(headerOf('ipv4Address')).toBe('IPV4 ADDRESS');
+    expect(headerOf('HTTPStatus')).toBe('HTTPSTATUS');
+    expect(headerOf('a__b--c-_d')).toBe('A B C D');
+    expect(headerOf('two\nlines\t\there')).toBe('TWO LINES HERE');
+  });
+
+  it('displayWidth counts printable ASCII by length and the rest by its columns', () => {
+    expect(displayWidth('')).toBe(0);
+    expect(displayWidth('a b~')).toBe(4);
+    expect(displayWidth('漢a')).toBe(3);
+    expect(displayWidth('a漢')).toBe(3);
   });
 });
