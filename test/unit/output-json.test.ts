@@ -97,6 +97,14 @@ describe('stringifyJson', () => {
     expect(stringifyJson(proto)).toBe('{"__proto__":{"x":"\\u2066"},"y":[1,2]}');
   });
 
+  it('writes a hole in an array as null, as JSON.stringify does, never as an empty slot (which is not JSON)', () => {
+    const sparse: unknown[] = [1];
+    sparse[2] = 'three';
+    expect(stringifyJson(sparse)).toBe('[1,null,"three"]');
+    expect(stringifyJson(sparse, 2)).toBe(JSON.stringify(sparse, null, 2));
+    expect(stringifyJson([new Array(2), new JsonNumber('12345678901234567890')])).toBe('[[null,null],12345678901234567890]');
+  });
+
   it('writes -0 and bigint exactly', () => {
     expect(stringifyJson([-0, 10n ** 20n])).toBe('[-0,100000000000000000000]');
   });
