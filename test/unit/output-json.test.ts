@@ -149,6 +149,8 @@ describe('stringifyJson', () => {
     expect(text).toBe('{"s":"a\\u007f\\u0085\\u009b\\u202a\\u202e\\u2066\\u2069\\u200e\\u2028b\\u001b"}');
     expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect((parseJson(text) as { s: string }).s).toBe(s);
+    // Every one of them, also where the text is written piece by piece (beside an exact number).
+    expect(stringifyJson([s, new JsonNumber('1')])).toBe(`[${text.slice(5, -1)},1]`);
   });
 
   it('writes plain data (through JSON.stringify) as it writes the same data beside an exact number (piece by piece)', () => {
