@@ -336,7 +336,8 @@ function write(value: unknown, margin: string, gap: string): string | undefined 
   const close = gap ? `\n${margin}` : '';
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
-    const parts = value.map((v: unknown) => write(v, inner, gap) ?? 'null');
+    // Array.from, not map: a hole is visited (as undefined, written null, as JSON.stringify does).
+    const parts = Array.from(value, (v: unknown) => write(v, inner, gap) ?? 'null');
     return `[${open}${parts.join(sep)}${close}]`;
   }
   const parts: string[] = [];

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, isJsonNumber, mayBeLossy, parseJson, stringifyJson, stripJsonLd } from '../../src/output/json.js';
+import { JsonNumber, JsonTooDeepError, isJsonNumber, mayBeLossy, parseJson, stringifyJson, stripJsonLd } from '../../src/output/json.js';
+
+/** `inner` inside `levels` levels of nesting, objects and arrays in turn: {"a":[{"a":…}]}. */
+function nest(levels: number, inner: string): string {
+  let text = inner;
+  for (let i = 0; i < levels; i++) text = i % 2 ? `[${text}]` : `{"a":${text}}`;
+  return text;
+}
 
 describe('parseJson', () => {
   it('keeps integers beyond 2^53 exactly as sent', () => {
@@ -30,12 +37,22 @@ describe('parseJson', () => {
     expect(Object.is((value as { e: number }).e, -0)).toBe(true);
   });
 
+  it('gives the plain number for any text of an exact value: trailing and inner zeros, a long exponent, a leading 9', () => {
+    // Beside an exact number, so that the lossless parser reads them.
+    const value = parseJson('[12345678901234567890,1.010,1.500,0.000,-2.50E-3,1.5e300,9.5,-0.0]') as unknown[];
+    expect(value).toEqual([new JsonNumber('12345678901234567890'), 1.01, 1.5, 0, -0.0025, 1.5e300, 9.5, -0]);
+    expect(value.slice(1).map((v) => typeof v)).toEqual(Array(7).fill('number'));
+    expect(stringifyJson(value)).toBe('[12345678901234567890,1.01,1.5,0,-0.0025,1.5e+300,9.5,-0]');
+  });
+
   it('reads every JSON form the same as JSON.parse on both paths', () => {
     const doc = '{"s":"\\u00e9\\n\\"q\\"\\\\ \\ud83d\\ude00","t":true,"f":false,"z":null,"a":[],"o":{},"n":[0,-1,2.5e-3,1E2]}';
     expect(parseJson(doc)).toEqual(JSON.parse(doc));
-    // The same document with a long digit run elsewhere takes the lossless parser.
-    const slow = `[${doc}, "1234567890123456789"]`;
-    expect(parseJson(slow)).toEqual(JSON.parse(slow));
+    // The same document beside a number JSON.parse would round takes the lossless parser
+    // (a long digit run inside a string would not: it follows a quote).
+    const slow = `[${doc}, 12345678901234567890]`;
+    expect(mayBeLossy(slow)).toBe(true);
+    expect(parseJson(slow)).toEqual([JSON.parse(doc), new JsonNumber('12345678901234567890')]);
   });
 
   it('makes "__proto__" an own member, as JSON.parse does, and never a prototype', () => {
@@ -45,7 +62,7 @@ describe('parseJson', () => {
     expect(stringifyJson(value)).toBe('{"__proto__":{"polluted":12345678901234567890}}');
   });
 
-  it.each(['', '{', '[1,]', '{"a":1,}', '01', '1.', '-', '"\u0001"', 'nul', '[1] x', '{"a" 1}', '[12345678901234567890', '{12345678901234567890:1}'])(
+  it.each(['', '{', '[1,]', '{"a":1,}', '01', '1.', '-', '"\u0001"', 'nul', '[1] x', '{"a" 1}', '[12345678901234567890', '{12345678901234567890:1}', '[1;2]', '{"a":1;"b":2}'])(
     'throws SyntaxError on invalid JSON %j',
     (text) => {
       expect(() => parseJson(text)).toThrow(SyntaxError);
@@ -57,6 +74,60 @@ describe('parseJson', () => {
   it('refuses absurdly deep nesting on the lossless path with a SyntaxError, not a stack overflow', () => {
     const deep = `${'['.repeat(100_000)}12345678901234567890${']'.repeat(100_000)}`;
     expect(() => parseJson(deep)).toThrow(SyntaxError);
+  });
+
+  it('reads 512 levels of nesting and refuses 513, arrays and objects alike, on both paths', () => {
+    for (const inner of ['1', '12345678901234567890']) {
+      // 512 levels and more than 512 brackets in all, so that every bracket is counted.
+      const text = `[{},${nest(511, inner)}]`;
+      expect(stringifyJson(parseJson(text))).toBe(text);
+      expect(() => parseJson(`[{},${nest(512, inner)}]`)).toThrow(JsonTooDeepError);
+      expect(() => parseJson(nest(513, inner))).toThrow(JsonTooDeepError);
+      expect(() => parseJson(`["a",${nest(513, inner)}]`)).toThrow(JsonTooDeepError);
+    }
+    expect(() => parseJson(nest(513, '{}'))).toThrow(new SyntaxError('JSON nested more than 512 levels deep'));
+  });
+
+  it('counts only brackets that nest: many siblings are shallow, brackets inside strings are text', () => {
+    const siblings = `[${'[1],{"a":2},'.repeat(600)}12345678901234567890]`;
+    expect(stringifyJson(parseJson(siblings))).toBe(siblings);
+    expect(parseJson(siblings.replace('12345678901234567890', '0'))).toEqual(JSON.parse(siblings.replace('12345678901234567890', '0')));
+    // An escaped quote does not end a string; an escaped backslash before the quote does.
+    const inStrings = `["${'['.repeat(600)}\\"${'{'.repeat(600)}","C:\\\\",1]`;
+    expect(parseJson(inStrings)).toEqual(JSON.parse(inStrings));
+    const exact = inStrings.replace(',1]', ',12345678901234567890]');
+    expect(stringifyJson(parseJson(exact))).toBe(exact);
+  });
+
+  it('refuses a string left open as invalid, not as too deep, however many brackets follow', () => {
+    for (const text of [`["abc${'['.repeat(600)}`, `[12345678901234567890,"abc${'['.repeat(600)}`]) {
+      expect(() => parseJson(text)).toThrow(SyntaxError);
+      expect(() => parseJson(text)).not.toThrow(JsonTooDeepError);
+    }
+  });
+
+  it.each([
+    ['[12345678901234567890] x', 'Unexpected data after the JSON value at position 23'],
+    ['"",12345678901234567890', 'Unexpected data after the JSON value at position 2'],
+    ['[12345678901234567890,', 'Unexpected end of JSON input at position 22'],
+    ['[12345678901234567890,.5]', 'Unexpected token at position 22'],
+    ['[12345678901234567890,-]', 'Invalid number at position 22'],
+    ['[12345678901234567890,"abc', 'Unterminated string at position 22'],
+    ['[12345678901234567890,"\u0001"]', 'Invalid string at position 22'],
+    ['[12345678901234567890,{1:2}]', 'Expected a property name at position 23'],
+    ['[12345678901234567890,{"a" 1}]', "Expected ':' at position 27"],
+    ['{"a":12345678901234567890 "b":1}', "Expected ',' or '}' at position 27"],
+    ['[12345678901234567890 1]', "Expected ',' or ']' at position 23"],
+  ])('names the mistake in %j and where it is, as JSON.parse does: %s', (text, message) => {
+    expect(() => parseJson(text)).toThrow(new SyntaxError(message));
+  });
+
+  it('gives members as JSON.parse does: own, enumerable, writable and configurable', () => {
+    const text = '{"a":{"__proto__":1,"b":[2]},"n":12345678901234567890}';
+    const value = parseJson(text) as { a: object };
+    const expected = JSON.parse(text) as { a: object };
+    expect(Object.getOwnPropertyDescriptors(value.a)).toEqual(Object.getOwnPropertyDescriptors(expected.a));
+    expect(Object.getOwnPropertyDescriptor(value, 'n')).toEqual({ value: new JsonNumber('12345678901234567890'), enumerable: true, writable: true, configurable: true });
   });
 });
 
@@ -78,10 +149,12 @@ describe('stringifyJson', () => {
     expect(text).toBe('{"s":"a\\u007f\\u0085\\u009b\\u202a\\u202e\\u2066\\u2069\\u200e\\u2028b\\u001b"}');
     expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect((parseJson(text) as { s: string }).s).toBe(s);
+    // Every one of them, also where the text is written piece by piece (beside an exact number).
+    expect(stringifyJson([s, new JsonNumber('1')])).toBe(`[${text.slice(5, -1)},1]`);
   });
 
   it('writes plain data (through JSON.stringify) as it writes the same data beside an exact number (piece by piece)', () => {
-    const plain = { 'k\u202e': ['a\u0085b', { n: 1.5, z: 0, inf: Infinity, deep: [[], {}, null, true, '\u2028'] }], e: {} };
+    const plain = { 'k\u202e': ['a\u0085b', { n: 1.5, z: 0, inf: Infinity, deep: [[], {}, null, true, false, '\u2028'] }], e: {} };
     const proto: unknown = JSON.parse('{"__proto__": {"x": "\u2066"}, "y": [1, 2]}');
     const bare = Object.assign(Object.create(null) as Record<string, unknown>, { s: '\u007f' });
     for (const indent of [0, 2, 11]) {
@@ -93,12 +166,23 @@ describe('stringifyJson', () => {
         expect(fast).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028]/);
       }
     }
-    expect(stringifyJson(plain)).toBe('{"k\\u202e":["a\\u0085b",{"n":1.5,"z":0,"inf":null,"deep":[[],{},null,true,"\\u2028"]}],"e":{}}');
+    expect(stringifyJson(plain)).toBe('{"k\\u202e":["a\\u0085b",{"n":1.5,"z":0,"inf":null,"deep":[[],{},null,true,false,"\\u2028"]}],"e":{}}');
     expect(stringifyJson(proto)).toBe('{"__proto__":{"x":"\\u2066"},"y":[1,2]}');
+  });
+
+  it('writes a hole in an array as null, as JSON.stringify does, never as an empty slot (which is not JSON)', () => {
+    const sparse: unknown[] = [1];
+    sparse[2] = 'three';
+    expect(stringifyJson(sparse)).toBe('[1,null,"three"]');
+    expect(stringifyJson(sparse, 2)).toBe(JSON.stringify(sparse, null, 2));
+    expect(stringifyJson([new Array(2), new JsonNumber('12345678901234567890')])).toBe('[[null,null],12345678901234567890]');
   });
 
   it('writes -0 and bigint exactly', () => {
     expect(stringifyJson([-0, 10n ** 20n])).toBe('[-0,100000000000000000000]');
+    // -0 in data that is otherwise plain (JSON.stringify would write 0).
+    expect(stringifyJson(-0)).toBe('-0');
+    expect(stringifyJson({ a: [-0, 0, 1] }, 2)).toBe('{\n  "a": [\n    -0,\n    0,\n    1\n  ]\n}');
   });
 
   it('gives a number, not an object, if JSON.stringify meets a JsonNumber', () => {
@@ -134,6 +218,16 @@ describe('stripJsonLd', () => {
     });
     expect(stripJsonLd('@scalar')).toBe('@scalar');
   });
+
+  it('drops them deeper than any parsed document nests too, and keeps null members', () => {
+    const build = (levels: number, bottom: Record<string, unknown>): Record<string, unknown> => {
+      let value = bottom;
+      for (let i = 0; i < levels; i++) value = { a: value, n: null };
+      return value;
+    };
+    expect(stripJsonLd(build(600, { '@id': '/x', keep: 1 }))).toEqual(build(600, { keep: 1 }));
+    expect(stripJsonLd({ '@id': '/x', n: null, list: [null] })).toEqual({ n: null, list: [null] });
+  });
 });
 
 describe('which texts take the exact-number path', () => {
@@ -145,6 +239,13 @@ describe('which texts take the exact-number path', () => {
     expect(mayBeLossy('{"tiny": 1e-400}')).toBe(true);
     expect(mayBeLossy('12345678901234567890')).toBe(true);
     expect(mayBeLossy('[\n  1.0000000000000000001\n]')).toBe(true);
+  });
+
+  it('takes it for a three-digit exponent wherever the number stands, with or without a sign, after any digits', () => {
+    for (const text of ['1e400', '[1e400]', '{"x":12e400}', '{"x": 2.5E-400}']) {
+      expect(mayBeLossy(text)).toBe(true);
+      expect(stringifyJson(parseJson(text))).toBe(text.replace(' ', ''));
+    }
   });
 
   it('parses exactly either way', () => {

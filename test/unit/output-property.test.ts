@@ -31,6 +31,16 @@ const numberText = fc
     fc.option(fc.integer({ min: -400, max: 400 })),
   )
   .map(([int, frac, exp]) => `${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `e${exp}`}`);
+/** A decimal text (JSON's or JS's number syntax) reduced to its value: sign, significant digits, exponent; 0 for zero. */
+function decimal(text: string): string {
+  const m = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
+  if (!m) throw new Error(`not a decimal: ${text}`);
+  const fraction = m[3] ?? '';
+  const digits = `${m[2]}${fraction}`.replace(/^0+/, '');
+  const significant = digits.replace(/0+$/, '');
+  if (significant === '') return '0';
+  return `${m[1]}${significant}e${Number(m[4] ?? 0) - fraction.length + digits.length - significant.length}`;
+}
 const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), numberText.map((t) => parseJson(t)));
 const leaf = fc.oneof(text, number, fc.boolean(), fc.constant(null));
 const key = fc.oneof(text, fc.constantFrom('publicId', 'name', 'status', 'updatedAt', '@id', '@context', '__proto__', 'team', 'a.b'));
@@ -61,6 +71,17 @@ describe('output properties', () => {
     fc.assert(
       fc.property(value, fc.constantFrom(0, 2), (v, indent) => {
         expect(parseJson(stringifyJson(v, indent))).toEqual(v);
+      }),
+      RUNS,
+    );
+  });
+
+  it('JSON: a number is written back as the decimal it was read as, and an integer as an integer', () => {
+    fc.assert(
+      fc.property(numberText, (t) => {
+        const out = stringifyJson(parseJson(t));
+        expect(decimal(out)).toBe(decimal(t));
+        if (/^-?[0-9]+$/.test(t)) expect(out).toMatch(/^-?[0-9]+$/);
       }),
       RUNS,
     );
