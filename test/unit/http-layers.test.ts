@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
-import { compose, type Answer, type Exchange, type Layer } from '../../src/http/layers.js';
+import { compose, type Exchange } from '../../src/http/layers.js';
+import { answer, drive } from './http-support.js';
 import { statusErrors } from '../../src/http/status.js';
 import { MAX_REDIRECTS, nextHop, redirects, resolveUrl } from '../../src/http/origin.js';
 import { MAX_429_RETRIES, wait429 } from '../../src/http/wait429.js';
@@ -15,17 +16,6 @@ import { budgetLayer } from '../../src/http/budget.js';
 const ORIGIN = 'https://api.example.invalid';
 const SECRET = 'hct_layers_TEST_secret_0123456789';
 const get = (path = '/v1/apps', over: Partial<Exchange> = {}): Exchange => ({ method: 'GET', url: new URL(`${ORIGIN}${path}`), headers: { accept: 'application/json' }, body: undefined, ...over });
-const answer = (status: number, headers: Record<string, string> = {}, text = ''): Answer => ({ status, headers, text });
-
-/** A stub `next`: answers from the script (the last one repeats), records every exchange. */
-function drive(layer: Layer, script: Answer[]) {
-  const seen: Exchange[] = [];
-  const send = compose([layer], async (x) => {
-    seen.push(x);
-    return script[Math.min(seen.length - 1, script.length - 1)]!;
-  });
-  return { send, seen };
-}
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   try {

@@ -12,6 +12,7 @@ import { IO } from '../../src/io.js';
 import { StateStore } from '../../src/config/state.js';
 import { makeToken } from '../../src/auth/token.js';
 import { HttpClient, type HttpClientOptions } from '../../src/http/client.js';
+import { compose, type Answer, type Exchange, type Layer } from '../../src/http/layers.js';
 import { listenLoopback, type Listening } from '../support/servers.js';
 
 export { closedPort } from '../support/servers.js';
@@ -30,6 +31,19 @@ export interface Stub extends Listening {
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, n: number) => void;
+
+/** An answer for a stub `next` (drive). */
+export const answer = (status: number, headers: Record<string, string> = {}, text = ''): Answer => ({ status, headers, text });
+
+/** A layer over a stub `next`: answers from the script (the last one repeats), records every exchange. */
+export function drive(layer: Layer, script: Answer[]) {
+  const seen: Exchange[] = [];
+  const send = compose([layer], async (x) => {
+    seen.push(x);
+    return script[Math.min(seen.length - 1, script.length - 1)]!;
+  });
+  return { send, seen };
+}
 
 /** `configure` sets the server up before it listens (its keep-alive time, say). */
 export async function stub(handler: Handler, configure?: (server: Server) => void): Promise<Stub> {
