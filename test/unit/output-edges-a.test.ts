@@ -1,7 +1,8 @@
 // The promises of --fields at its edges (a path through an array, a name with no dot or a
 // leading dot, a path through a value that is not an object), of the printers' shapes
-// (tsv's columns without a resource, json's "single" of more than one object, ndjson's
-// --fields warning) and of dataPrinter's choice of when the user asked for data.
+// (tsv's columns without a resource, json's and table's "single" of more than one object,
+// an empty list of fields, ndjson's --fields warning) and of dataPrinter's choice of when
+// the user asked for data.
 
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +73,19 @@ describe('the printers', () => {
   it('json of "single" with more than one object prints them all as an array', async () => {
     const out = await print([{ publicId: 'ap-1' }, { publicId: 'ap-2' }], { format: 'json', shape: 'single' });
     expect(JSON.parse(out)).toEqual([{ publicId: 'ap-1' }, { publicId: 'ap-2' }]);
+  });
+
+  it('table of "single" with more than one object on a terminal is a table of them all, not the detail view of the first', async () => {
+    const out = await print([{ publicId: 'ap-1' }, { publicId: 'ap-2' }], { format: 'table', shape: 'single', tty: true });
+    expect(out).toBe('PUBLIC ID\nap-1\nap-2\n');
+  });
+
+  it('an empty list of fields is no --fields: whole objects, and no warning', async () => {
+    const fake = fakeIO();
+    const printer = await createPrinter({ io: fake.io, format: 'ndjson', fields: [] });
+    await printer.add([{ publicId: 'ap-1', name: 'web' }]);
+    await printer.end('list');
+    expect({ stdout: fake.stdout(), stderr: fake.stderr() }).toEqual({ stdout: '{"publicId":"ap-1","name":"web"}\n', stderr: '' });
   });
 
   it('ndjson warns on stderr about --fields no object has', async () => {
