@@ -110,6 +110,23 @@ describe('ID columns at any width', () => {
     expect(some.slice(1).map((r) => r[4])).toEqual(['te-5h2era61fl', 'te-8r5be85qk4']);
   });
 
+  // Three apps of two teams, the team nested as the server sends it, named or not.
+  const withTeams = (...teams: ({ publicId: string; name?: string } | null)[]) =>
+    renderTable(
+      teams.map((team, i) => ({ publicId: `ap-${i + 1}`, team, name: `app-${i + 1}` })),
+      { defaults: ['team', 'name'], width: 80, color: false, now: NOW, nameFields: NAME_FIELDS },
+    );
+
+  it('a column where one reference has no name shows bare IDs, and is only as wide as they are', () => {
+    expect(withTeams({ publicId: 'te-1', name: 'Acme Corporation' }, { publicId: 'te-2' })).toBe(
+      'PUBLIC ID  TEAM  NAME\nap-1       te-1  app-1\nap-2       te-2  app-2\n',
+    );
+  });
+
+  it('a row without a reference (an empty cell) does not keep the others from their names', () => {
+    expect(withTeams({ publicId: 'te-1', name: 'Acme' }, null)).toBe('PUBLIC ID  TEAM         NAME\nap-1       Acme (te-1)  app-1\nap-2                    app-2\n');
+  });
+
   it('never cuts the IDs of a nested reference column either', () => {
     const rows = [{ publicId: 'en-fuihyfxrpk', name: 'production-eu-west', app: { publicId: 'ap-oi9uf1jufi', name: 'scheduler-proxy' }, status: 'running', region: 'ap-southeast' }];
     const out = renderTable(rows, { defaults: ['name', 'app', 'status', 'region'], width: 42, color: false, now: NOW, nameFields: NAME_FIELDS });

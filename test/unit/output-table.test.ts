@@ -110,6 +110,10 @@ describe('table widths', () => {
     for (let w = 1; w < 12; w++) expect(displayWidth(truncate('a漢b🚀c字👩‍💻d', w))).toBeLessThanOrEqual(w);
   });
 
+  it('truncate cuts a huge cell of wide characters walking only what it keeps (it would not finish otherwise)', () => {
+    expect(truncate('漢'.repeat(200_000), 9)).toBe('漢漢漢漢…');
+  });
+
   it('fitWidths keeps narrow columns whole and shares the rest', () => {
     expect(fitWidths([4, 10, 6], 30)).toEqual([4, 10, 6]);
     expect(fitWidths([4, 100, 100], 34)).toEqual([4, 15, 15]);
@@ -235,6 +239,12 @@ describe('table edges', () => {
 
   it('objects without a public ID keep their last column, cut, however narrow the terminal', () => {
     expect(renderTable([{ description: 'x'.repeat(100), kind: 'note' }], { ...opts, width: 20 })).toBe(`DESCRIPTION\n${'x'.repeat(19)}…\n`);
+  });
+
+  it("the object's own public ID is shown whole and bare: not named, even by a name known for it, and not cut like a digest", () => {
+    const id = 'a1b2c3d4e5f6a7b8';
+    const out = renderTable([{ publicId: id, name: 'web' }], { ...opts, defaults: ['name'], names: (seen) => (seen === id ? 'web' : undefined) });
+    expect(out).toBe(`PUBLIC ID         NAME\n${id}  web\n`);
   });
 
   it('truncate: nothing at width 0 or less, ASCII cut at the width with "…"', () => {
