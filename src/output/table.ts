@@ -245,14 +245,13 @@ export function renderTable(rows: readonly unknown[], opts: TableOptions): strin
   let chosen = fit(plain);
   const named = candidates.map((_, c) => (ids.has(c) && everyNamed[c] ? (natural[c] ?? 0) : (plain[c] ?? 0)));
   let useNames = false;
-  if (named.some((w, c) => w !== plain[c])) {
-    // Names only where they cost nothing: every column still shown, none cut.
-    const withNames = fit(named);
-    const whole = (l: typeof chosen, widths: readonly number[]) => l.shown.length === candidates.length && l.shown.every((i, n) => l.widths[n] === widths[i]);
-    if (whole(withNames, named)) {
-      chosen = withNames;
-      useNames = true;
-    }
+  // Names only where they cost nothing: every column still shown, none cut. Tried even when
+  // no width changes: a "name (ID)" may fit within its header.
+  const withNames = fit(named);
+  const whole = (l: typeof chosen, widths: readonly number[]) => l.shown.length === candidates.length && l.shown.every((i, n) => l.widths[n] === widths[i]);
+  if (whole(withNames, named)) {
+    chosen = withNames;
+    useNames = true;
   }
   const { shown, widths } = chosen;
   const textOf = (cell: Cell | undefined, c: number) => (cell === undefined ? '' : useNames && everyNamed[c] ? cell.text : (cell.id ?? cell.text));

@@ -127,6 +127,12 @@ describe('ID columns at any width', () => {
     expect(withTeams({ publicId: 'te-1', name: 'Acme' }, null)).toBe('PUBLIC ID  TEAM         NAME\nap-1       Acme (te-1)  app-1\nap-2                    app-2\n');
   });
 
+  it('names a reference whose "name (ID)" fits within its header too, where no width changes', () => {
+    const rows = [{ publicId: 'ap-1', maintainer: { publicId: 'u-1', name: 'Al' } }];
+    const out = renderTable(rows, { defaults: ['maintainer'], width: 80, color: false, now: NOW, nameFields: NAME_FIELDS });
+    expect(out).toBe('PUBLIC ID  MAINTAINER\nap-1       Al (u-1)\n');
+  });
+
   it('never cuts the IDs of a nested reference column either', () => {
     const rows = [{ publicId: 'en-fuihyfxrpk', name: 'production-eu-west', app: { publicId: 'ap-oi9uf1jufi', name: 'scheduler-proxy' }, status: 'running', region: 'ap-southeast' }];
     const out = renderTable(rows, { defaults: ['name', 'app', 'status', 'region'], width: 42, color: false, now: NOW, nameFields: NAME_FIELDS });
