@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../../src/errors.js';
+import { ApiError, StopHere } from '../../src/errors.js';
 import { isLastPage, linkNext, pageOf, walkPages, type PageWalkOptions } from '../../src/http/paging.js';
-import type { HttpClient } from '../../src/http/client.js';
+import type { ApiResponse, HttpClient } from '../../src/http/client.js';
 import { closeAfterEach, cleanupDirs, harness, json, rejection, stub } from './http-support.js';
 
 const track = closeAfterEach();
@@ -19,6 +19,16 @@ async function collect(client: HttpClient, path: string, opts: PageWalkOptions):
 
 function pageNo(req: IncomingMessage): number {
   return Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+}
+
+/** The error `f` throws, or a failure when it returns. */
+function thrownBy(f: () => unknown): Error {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof Error) return err;
+  }
+  throw new Error('expected a throw');
 }
 
 /** A bare-array server: `total` items, `size` per page, ?page=N. */
@@ -60,9 +70,51 @@ describe('pageOf', () => {
     expect(() => pageOf({ member: [], view: { next: 'http://127.0.0.1:10/v1/apps?page=2' } }, {}, url)).toThrow(/another origin/);
   });
 
+  it('a next URL on another origin: the error names both origins and the way round it', () => {
+    const err = thrownBy(() => pageOf([1], { link: '<https://evil.invalid/v1/apps?page=2>; rel="next"' }, url));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({
+      message: "The API's next-page link points to another origin (https://evil.invalid); hostctl does not follow it, so that the token stays with http://127.0.0.1:9.",
+      hint: 'Use --page N to fetch pages one by one, or report this to the API operator.',
+    });
+  });
+
+  it('a next URL that does not parse: an error naming it, or, where not every page is needed, the page alone', () => {
+    const headers = { link: '<http://[>; rel="next"' };
+    const err = thrownBy(() => pageOf([1], headers, url));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ message: 'The API named an invalid next page ("http://[") for /v1/apps.', hint: 'Use --page N to fetch pages one by one.' });
+    expect(pageOf([1], headers, url, { strict: false })).toEqual({ items: [1] });
+  });
+
   it('an object that is not a collection is an ApiError', () => {
     expect(() => pageOf({ publicId: 'ap-1' }, {}, url)).toThrow(ApiError);
     expect(() => pageOf('text', {}, url)).toThrow(ApiError);
+  });
+
+  it('says what arrived where a list was expected, and what to check', () => {
+    const said = (body: unknown) => {
+      const err = thrownBy(() => pageOf(body, {}, url));
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).hint).toBe('Check --base-url and the path; run with --verbose to see the exchange.');
+      return err.message;
+    };
+    const tail = ' where a list was expected (neither an array nor a member / hydra:member envelope) for /v1/apps.';
+    expect(said({ publicId: 'ap-1' })).toBe(`The API sent an object${tail}`);
+    expect(said(null)).toBe(`The API sent a null${tail}`);
+    expect(said('text')).toBe(`The API sent a string${tail}`);
+  });
+
+  it('an envelope\'s next link may be an object naming its "@id"; any other shape, or a blank string, names no next page', () => {
+    expect(pageOf({ member: [1], view: { next: { '@id': '/v1/apps?page=2' } } }, {}, url).next?.href).toBe('http://127.0.0.1:9/v1/apps?page=2');
+    expect(pageOf({ member: [1], view: { next: { '@id': 42 } } }, {}, url)).toEqual({ items: [1] });
+    expect(pageOf({ member: [1], view: { next: 42 } }, {}, url)).toEqual({ items: [1] });
+    expect(pageOf({ member: [1], view: { next: '  ' } }, {}, url)).toEqual({ items: [1] });
+  });
+
+  it('a view that names no next page does not hide a hydra:view that does', () => {
+    const body = { member: [1], view: { '@id': '/v1/apps?page=1' }, 'hydra:view': { 'hydra:next': '/v1/apps?page=2' } };
+    expect(pageOf(body, {}, url).next?.href).toBe('http://127.0.0.1:9/v1/apps?page=2');
   });
 
   it('linkNext reads the rel parameter however it is written', () => {
@@ -70,6 +122,8 @@ describe('pageOf', () => {
     expect(linkNext('<a>; rel=next')).toBe('a');
     expect(linkNext('<a>; title="x, y"; rel="prev next"')).toBe('a');
     expect(linkNext('<a>; REL="Next"')).toBe('a');
+    expect(linkNext('<a>;rel=next')).toBe('a');
+    expect(linkNext('<a> ; rel = "next"')).toBe('a');
     expect(linkNext('<a>; rel="prev", <b>; rel="last"')).toBeUndefined();
     expect(linkNext(undefined)).toBeUndefined();
   });
@@ -150,6 +204,40 @@ describe('walkPages', () => {
     expect(isLastPage([], { 'x-total-count': 'many' }, url, 3)).toBe(false);
   });
 
+  it('only a whole number from 0 up, or a string of digits, is a total', () => {
+    const url = new URL('http://127.0.0.1:9/v1/apps?page=2');
+    expect(isLastPage({ member: [], totalItems: 0 }, {}, url, 0)).toBe(true);
+    expect(isLastPage([], { 'x-total-count': '20' }, url, 20)).toBe(true);
+    for (const t of ['', '0x14', '+20', ' 20', '20 ', '20.0', '2e1']) expect(isLastPage([], { 'x-total-count': t }, url, 20), JSON.stringify(t)).toBe(false);
+    for (const t of [null, true, [20], -1, 20.5]) expect(isLastPage({ member: [], totalItems: t }, {}, url, 20), JSON.stringify(t)).toBe(false);
+  });
+
+  it('a Link rel="last" is read however its rel is written, and only a link whose rels include "last" counts', () => {
+    const url = new URL('http://127.0.0.1:9/v1/apps?page=2');
+    for (const link of [
+      '</v1/apps?page=2>;rel=last',
+      '</v1/apps?page=2>; rel = "last"',
+      '</v1/apps?page=2>; rel= "last"',
+      '</v1/apps?page=1>; rel="first", </v1/apps?page=2>; rel="first last"',
+      '</v1/apps?page=2>; rel="last prev"',
+    ]) {
+      expect(isLastPage([1], { link }, url, 1), link).toBe(true);
+    }
+    expect(isLastPage([1], { link: '</v1/apps?page=2>; rel="next"' }, url, 1)).toBe(false);
+    // A last link that does not parse says nothing.
+    expect(isLastPage([1], { link: '<http://[>; rel="last"' }, url, 1)).toBe(false);
+  });
+
+  it('an envelope\'s view.last (not only hydra:view.hydra:last) marks the last page', () => {
+    const url = new URL('http://127.0.0.1:9/v1/apps?page=2');
+    expect(isLastPage({ member: [], view: { last: '/v1/apps?page=2' } }, {}, url, 0)).toBe(true);
+  });
+
+  it('without a total or a last link no page is known to be the last, whatever its URL', () => {
+    // A path that ends in "undefined" is one a missing link would resolve to.
+    expect(isLastPage([1], {}, new URL('http://127.0.0.1:9/v1/things/undefined'), 1)).toBe(false);
+  });
+
   it('a server that ignores ?page= is caught: the repeated page is dropped and the walk stops', async () => {
     const s = track(await stub((_req, res) => json(res, ids(0, 10))));
     const h = track(harness(s.baseUrl));
@@ -210,6 +298,43 @@ describe('walkPages', () => {
     const { pages } = await collect(h.client, '/apps', { all: true });
     expect(pages).toEqual([[]]);
     expect(h.client.requestCount).toBe(1);
+  });
+
+  it('stops with an error after 10,000 pages of a server that keeps naming a next one, having sent no more requests', async () => {
+    const h = track(harness('http://127.0.0.1:9'));
+    // Each page names the next one, up to page 10,001, the last: a walk without a bound would end there.
+    const request = vi.spyOn(h.client, 'request').mockImplementation(async (req) => {
+      const url = new URL(req.path);
+      const n = Number(url.searchParams.get('cursor') ?? '1');
+      const res: ApiResponse = {
+        status: 200,
+        statusText: 'OK',
+        headers: n <= 10_000 ? { link: `</v1/apps?cursor=${n + 1}>; rel="next"` } : {},
+        url,
+        text: `[${n}]`,
+        json: () => [n],
+        keep: () => undefined,
+      };
+      return res;
+    });
+    try {
+      const err = await rejection(collect(h.client, '/apps', { all: true }));
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({
+        message: 'The API kept naming further pages after 10000; hostctl stopped there, so the output is incomplete.',
+        hint: 'Use --limit N or --page N to fetch a part of the collection.',
+      });
+      expect(request).toHaveBeenCalledTimes(10_000);
+    } finally {
+      request.mockRestore();
+    }
+  });
+
+  it('--dry-run of a watched list (fresh, no --all) says the same request would follow every round', async () => {
+    const h = track(harness('http://127.0.0.1:9', { dryRun: true }));
+    const err = await rejection(walkPages(h.client, { path: '/apps', fresh: true }, {}).next());
+    expect(err).toBeInstanceOf(StopHere);
+    expect(h.stderr.text).toBe('hostctl: dry run: only the first request is shown; then the same request again every round, while the list is watched.\n');
   });
 
   it('a next link to another origin fails the walk', async () => {
