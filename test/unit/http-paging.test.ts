@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, StopHere } from '../../src/errors.js';
-import { isLastPage, linkNext, pageOf, walkPages, type PageWalkOptions } from '../../src/http/paging.js';
+import { isLastPage, linkNext, pageOf, walkPages, type PageRest, type PageWalkOptions } from '../../src/http/paging.js';
 import type { ApiResponse, HttpClient } from '../../src/http/client.js';
 import { closeAfterEach, cleanupDirs, harness, json, rejection, stub } from './http-support.js';
 
@@ -247,6 +247,21 @@ describe('walkPages', () => {
     expect(h.stderr.text).toContain('seems to ignore ?page=');
   });
 
+  it('a page that repeats an earlier one, not only the first or only the one before, ends the walk there', async () => {
+    // Pages by number, as a server that ignores ?page= from some page on would send them; page 4 is shorter, the end.
+    for (const sent of [
+      [ids(0, 10), ids(10, 10), ids(10, 10), ids(20, 3)],
+      [ids(0, 10), ids(10, 10), ids(0, 10), ids(20, 3)],
+    ]) {
+      const s = track(await stub((req, res) => json(res, sent[pageNo(req) - 1])));
+      const h = track(harness(s.baseUrl));
+      const { pages } = await collect(h.client, '/apps', { all: true });
+      expect(pages).toEqual([sent[0], sent[1]]);
+      expect(h.client.requestCount).toBe(3);
+      expect(h.stderr.text).toBe('hostctl: warning: the API sent the same items for page 3 as for an earlier page; it seems to ignore ?page=, so hostctl stopped there.\n');
+    }
+  });
+
   it('a Link header that points back at a page already fetched ends the walk', async () => {
     const s = track(await stub((_req, res) => json(res, ids(0, 3), 200, { link: '</v1/apps?page=1>; rel="next"' })));
     const h = track(harness(s.baseUrl));
@@ -282,6 +297,41 @@ describe('walkPages', () => {
     expect(s.seen.map((x) => x.url)).toEqual(['/v1/apps?page=3']);
     await collect(h.client, '/apps', { page: 9, all: true });
     expect(s.seen.slice(1).map((x) => x.url)).toEqual(['/v1/apps?page=9', '/v1/apps?page=10']);
+  });
+
+  it('goes on from the ?page= the path names, read as the first page parameter of decimal digits from 1; anything else counts as page 1', async () => {
+    const s = track(await stub(bareArray(500, 10)));
+    const h = track(harness(s.baseUrl));
+    const walkFrom = async (path: string) => {
+      const before = s.seen.length;
+      await collect(h.client, path, { limit: 20 });
+      return s.seen.slice(before).map((x) => x.url);
+    };
+    expect(await walkFrom('/apps?owner=7&page=12')).toEqual(['/v1/apps?owner=7&page=12', '/v1/apps?owner=7&page=13']);
+    expect(await walkFrom('/apps?page=1&page=5')).toEqual(['/v1/apps?page=1&page=5', '/v1/apps?page=2']);
+    for (const odd of ['0', '0x10', '1e1']) expect(await walkFrom(`/apps?page=${odd}`), odd).toEqual([`/v1/apps?page=${odd}`, '/v1/apps?page=2']);
+  });
+
+  it('a --limit of 0 or less sends nothing and yields nothing', async () => {
+    const s = track(await stub(bareArray(95, 10)));
+    const h = track(harness(s.baseUrl));
+    expect((await collect(h.client, '/apps', { limit: 0 })).pages).toEqual([]);
+    expect((await collect(h.client, '/apps', { limit: -1, all: true })).pages).toEqual([]);
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it('what each page says of the rest: a bare array with a Link next is a linked page, not a full numbered one', async () => {
+    const s = track(await stub((req, res) => {
+      if (req.url?.includes('cursor=b')) json(res, ids(10, 4), 200, { 'x-total-count': '14' });
+      else json(res, ids(0, 10), 200, { link: '</v1/apps?cursor=b>; rel="next"' });
+    }));
+    const h = track(harness(s.baseUrl));
+    const rests: PageRest[] = [];
+    for await (const page of walkPages(h.client, { path: '/apps' }, { all: true, onPage: (_p, _n, rest) => rests.push(rest) })) expect(page.length).toBeGreaterThan(0);
+    expect(rests).toStrictEqual([
+      { next: true, full: false, total: undefined },
+      { next: false, full: false, total: 14 },
+    ]);
   });
 
   it('keeps other query parameters (raw []) on every page', async () => {
