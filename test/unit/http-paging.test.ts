@@ -334,6 +334,18 @@ describe('walkPages', () => {
     ]);
   });
 
+  it('what each page says of the rest: numbered pages are full while they have items, and the empty one that ends the walk is not', async () => {
+    const s = track(await stub(bareArray(20, 10)));
+    const h = track(harness(s.baseUrl));
+    const rests: PageRest[] = [];
+    for await (const page of walkPages(h.client, { path: '/apps' }, { all: true, onPage: (_p, _n, rest) => rests.push(rest) })) expect(page.length).toBe(10);
+    expect(rests).toStrictEqual([
+      { next: false, full: true, total: undefined },
+      { next: false, full: true, total: undefined },
+      { next: false, full: false, total: undefined },
+    ]);
+  });
+
   it('keeps other query parameters (raw []) on every page', async () => {
     const s = track(await stub(bareArray(15, 10)));
     const h = track(harness(s.baseUrl));
