@@ -1,6 +1,8 @@
 // The walk's cap on V8's young generation, with node:v8 stubbed: what it reads and sets.
 
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { cleanupDirs, closeAfterEach, harness, json, rejection, stub } from './http-support.js';
 
 const v8 = vi.hoisted(() => ({ young: 0, flags: [] as string[] }));
 vi.mock('node:v8', () => ({
@@ -15,6 +17,11 @@ vi.mock('node:v8', () => ({
 // loaded young.js with the real node:v8 already, so this file loads its own.
 vi.resetModules();
 const { YOUNG_CAP_BYTES, youngCap } = await import('../../src/http/young.js');
+// Loaded after the reset too, so that its walks hold the cap of the young.js above.
+const { walkPages } = await import('../../src/http/paging.js');
+
+const track = closeAfterEach();
+afterAll(cleanupDirs);
 
 afterEach(() => {
   v8.young = 0;
@@ -52,5 +59,38 @@ describe('the young generation during a walk', () => {
     small.check();
     small.release();
     expect(v8.flags).toHaveLength(2);
+  });
+
+  it('a page walk lets go of the cap however it ends: at its last page, when its reader stops early, when it fails', async () => {
+    // Ten items a page, five pages; asked with ?bad, page 2 names a next page on another origin.
+    const s = track(
+      await stub((req: IncomingMessage, res: ServerResponse) => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const items = Array.from({ length: page <= 5 ? 10 : 0 }, (_, i) => ({ publicId: `ap-${page}-${i}` }));
+        if (url.searchParams.has('bad') && page === 2) json(res, { member: items, view: { next: 'https://evil.invalid/v1/apps' } });
+        else json(res, items);
+      }),
+    );
+    const h = track(harness(s.baseUrl));
+    const settled = ['--semi-space-growth-factor=1', '--semi-space-growth-factor=2'];
+    v8.young = YOUNG_CAP_BYTES;
+
+    let pages = 0;
+    for await (const page of walkPages(h.client, { path: '/apps' }, { all: true })) pages += page.length > 0 ? 1 : 0;
+    expect(pages).toBe(5);
+    expect(v8.flags).toEqual(settled);
+
+    v8.flags = [];
+    pages = 0;
+    for await (const _page of walkPages(h.client, { path: '/apps' }, { all: true })) if (++pages === 2) break;
+    expect(v8.flags).toEqual(settled);
+
+    v8.flags = [];
+    const err = await rejection((async () => {
+      for await (const _page of walkPages(h.client, { path: '/apps', query: [['bad', '1']] }, { all: true })) pages++;
+    })());
+    expect(err.message).toMatch(/another origin/);
+    expect(v8.flags).toEqual(settled);
   });
 });
