@@ -154,7 +154,10 @@ function firstMessage(err: unknown): string {
   return String(err);
 }
 
-const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL)/;
+// Node's TLS and OpenSSL codes, and the certificate checks' codes (X509ErrorCode in Node's
+// crypto_common.cc: X509_V_ERR_* without the prefix), of which INVALID_CA, PATH_LENGTH_EXCEEDED,
+// INVALID_PURPOSE, CRL_* and ERROR_IN_* begin with none of the other prefixes.
+const TLS_CODES = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL|CRL_|ERROR_IN_(CERT|CRL)_|INVALID_CA$|INVALID_PURPOSE$|PATH_LENGTH_EXCEEDED$)/;
 
 function hostPort(url: URL): string {
   if (url.port) return url.host;

@@ -217,6 +217,15 @@ describe('networkError', () => {
     }
   });
 
+  it('every code of Node\'s certificate checks is a certificate not accepted, not "could not talk to"', () => {
+    // Those Node names after OpenSSL's X509_V_ERR_* (X509ErrorCode in its crypto_common.cc) that begin with none of the usual prefixes.
+    for (const code of ['INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'CRL_HAS_EXPIRED', 'CRL_NOT_YET_VALID', 'CRL_SIGNATURE_FAILURE', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD', 'ERROR_IN_CRL_LAST_UPDATE_FIELD', 'ERROR_IN_CRL_NEXT_UPDATE_FIELD']) {
+      const err = failed(coded(code, 'certificate check failed'));
+      expect(err.message, code).toBe(`Could not make a secure connection to ${HOST} (${code}): the server's TLS certificate was not accepted.`);
+      expect(err.hint).toBe('Check the base URL; behind a proxy that inspects TLS, set NODE_EXTRA_CA_CERTS to its CA certificate file.');
+    }
+  });
+
   it('a connection closed before any answer is dropped (a GET may be resent); one that broke off mid-response is not', () => {
     for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']) {
       const before = failed(coded(code, `${code} on the socket`));
