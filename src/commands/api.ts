@@ -10,6 +10,7 @@ import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { InStream } from '../runtime.js';
 import type { OutputFormat } from '../config/config.js';
+import { fromSandbox } from '../auth/advice.js';
 import { statusError, tooDeepError } from '../http/failures.js';
 import { isJsonType } from '../http/media-type.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
@@ -420,6 +421,7 @@ async function sendAndPrint(ctx: Context, { http, req, method, path }: ApiCall, 
       contentType: res.headers['content-type'],
       tokenSent: res.url.origin === http.options.baseUrl.origin,
       unrecorded: res.status === 401 && !http.options.state.recorded(http.options.token.fingerprint),
+      sandbox: fromSandbox(res.headers),
     });
   }
 }

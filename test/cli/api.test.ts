@@ -306,7 +306,7 @@ describe('hostctl api against the sandbox', () => {
     expect(r.stdout).not.toContain(server.token);
   });
 
-  it('a rejected token: exit 4, the 401 body on stdout, and the next run sends nothing', async () => {
+  it('a rejected token: exit 4, the 401 body on stdout, the sandbox\'s advice, and the next run sends nothing', async () => {
     const dir = tmpDir();
     try {
       await server.clearRequests();
@@ -314,6 +314,9 @@ describe('hostctl api against the sandbox', () => {
       const first = await hostctl(['api', '/apps'], { env });
       expect(first.code).toBe(4);
       expect(JSON.parse(first.stdout)).toMatchObject({ status: 401 });
+      // The sandbox says it is one: its advice, not the dashboard's (it has none).
+      expect(first.stderr).toContain('This base URL is a hostctl sandbox');
+      expect(first.stderr).not.toContain('dashboard');
       const second = await hostctl(['api', '/apps'], { env });
       expect(second.code).toBe(4);
       expect(second.stderr).toMatch(/will not send it again/);
