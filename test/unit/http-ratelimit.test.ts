@@ -62,6 +62,56 @@ describe('header parsing', () => {
     expect(parseRateHeaders({}, NOW)).toEqual({ limit: undefined, remaining: undefined, resetAt: undefined });
   });
 
+  it('a header sent twice (joined with commas) counts by its first value, spaces around it ignored', () => {
+    expect(parseRateHeaders({ 'x-ratelimit-limit': '20 , 30', 'x-ratelimit-remaining': '17 ,4', 'x-ratelimit-reset': '42 , 7' }, NOW)).toEqual({
+      limit: 20,
+      remaining: 17,
+      resetAt: NOW + 42_000,
+    });
+  });
+
+  it('a limit or remaining count with a fraction is rounded down', () => {
+    expect(parseRateHeaders({ 'x-ratelimit-limit': '20.9', 'x-ratelimit-remaining': '3.5' }, NOW)).toEqual({ limit: 20, remaining: 3, resetAt: undefined });
+  });
+
+  it('only plain decimal numbers count: no exponent, no hex, nothing after the number, nothing too big for a number', () => {
+    for (const raw of ['1e3', '0x10', '5x', '5 5', '.5', '5.', '']) {
+      expect(parseRateHeaders({ 'x-ratelimit-limit': raw, 'x-ratelimit-remaining': raw, 'x-ratelimit-reset': raw }, NOW)).toEqual({
+        limit: undefined,
+        remaining: undefined,
+        resetAt: undefined,
+      });
+      expect(parseRetryAfter(raw, NOW)).toBeUndefined();
+    }
+    // 400 digits: Number() makes it Infinity, which is no wait at all.
+    expect(parseRetryAfter('9'.repeat(400), NOW)).toBeUndefined();
+    expect(parseRateHeaders({ 'x-ratelimit-limit': '9'.repeat(400) }, NOW).limit).toBeUndefined();
+  });
+
+  it('Reset of exactly 10^9 is seconds to wait (too far off to trust), above it a Unix time, even one past', () => {
+    expect(parseReset('1000000000', NOW)).toBeUndefined();
+    expect(parseReset('1000000001', NOW)).toBe(1_000_000_001_000);
+  });
+
+  it('Reset is trusted up to an hour ahead, not a second more', () => {
+    expect(parseReset('3600', NOW)).toBe(NOW + 3_600_000);
+    expect(parseReset('3601', NOW)).toBeUndefined();
+    expect(parseReset(String(NOW / 1000 + 3600), NOW)).toBe(NOW + 3_600_000);
+    expect(parseReset(String(NOW / 1000 + 3601), NOW)).toBeUndefined();
+  });
+
+  it('Retry-After in seconds is rounded to the millisecond', () => {
+    expect(parseRetryAfter('2.0004', NOW)).toBe(2000);
+    expect(parseRetryAfter('0.0016', NOW)).toBe(2);
+  });
+
+  it('Retry-After as a date must be an HTTP date: an ISO time or a bare date is ignored', () => {
+    expect(parseRetryAfter('2026-01-15T12:01:00Z', NOW)).toBeUndefined();
+    expect(parseRetryAfter('2026-01-16', NOW)).toBeUndefined();
+    expect(parseRetryAfter('Thu, 15 Jan 2026 12:01:00 GMT', NOW)).toBe(60_000);
+    expect(parseRetryAfter('sometime later', NOW)).toBeUndefined();
+  });
+
   it('the wait on a 429: Retry-After, else Reset, else a default; never below the minimum', () => {
     expect(retryDelayMs({ 'retry-after': '3', 'x-ratelimit-reset': '50' }, NOW)).toBe(3000);
     expect(retryDelayMs({ 'x-ratelimit-reset': '50' }, NOW)).toBe(50_000);
