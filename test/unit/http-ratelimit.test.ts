@@ -1,15 +1,19 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { IO } from '../../src/io.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { IO, type Spinner } from '../../src/io.js';
 import { RateLimitError } from '../../src/errors.js';
 import {
   DEFAULT_RETRY_MS,
   MIN_RETRY_MS,
+  MAX_HORIZON_MS,
   RateLimiter,
+  hasRateHeaders,
+  nextRate,
   parseRateHeaders,
   parseReset,
   parseRetryAfter,
   retryDelayMs,
 } from '../../src/http/ratelimit.js';
+import { StateStore } from '../../src/config/state.js';
 import { MemoryStream, cleanupDirs, newState, rejection } from './http-support.js';
 import { BudgetFile, normalizeBudget, observe, on429, type BudgetData } from '../../src/http/budget.js';
 
@@ -121,12 +125,47 @@ describe('header parsing', () => {
   });
 });
 
-function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
-  const { state } = newState();
+describe('the rate state after an answer', () => {
+  it('any one of the three headers is news; none at all leaves the state as it was', () => {
+    expect(hasRateHeaders({ limit: 20 })).toBe(true);
+    expect(hasRateHeaders({ remaining: 0 })).toBe(true);
+    expect(hasRateHeaders({ resetAt: NOW })).toBe(true);
+    expect(hasRateHeaders({})).toBe(false);
+    expect(nextRate({ limit: 20, remaining: 4, resetAt: NOW + 9000, seenAt: NOW - 1 }, {}, NOW)).toBeUndefined();
+  });
+
+  it('is what the headers say, the gaps filled from the state before, or left empty when there was none', () => {
+    expect(nextRate(undefined, { resetAt: NOW + 5000 }, NOW)).toEqual({ limit: undefined, remaining: undefined, resetAt: NOW + 5000, seenAt: NOW });
+    const prev = { limit: 20, remaining: 4, resetAt: NOW + 9000, seenAt: NOW - 1 };
+    expect(nextRate(prev, { resetAt: NOW + 5000 }, NOW)).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 5000, seenAt: NOW });
+    expect(nextRate(prev, { limit: 30, remaining: 0 }, NOW)).toEqual({ limit: 30, remaining: 0, resetAt: NOW + 9000, seenAt: NOW });
+  });
+});
+
+const BASE = new URL('http://127.0.0.1:9/v1');
+
+/**
+ * A limiter on its own clock (moved on by each sleep) and in-memory stderr; `terminal`
+ * makes stderr a terminal and records the countdown spinner's texts instead of running ora.
+ */
+function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean } = {}) {
+  const { state, path } = newState();
   const stderr = new MemoryStream();
-  const io = new IO({ stderr, stdout: new MemoryStream(), env: {} });
+  stderr.isTTY = over.terminal === true;
+  const io = new IO({ stderr, stdout: new MemoryStream(), env: over.terminal ? { FORCE_COLOR: '1' } : {} });
+  const spinner: string[] = [];
+  if (over.terminal) {
+    vi.spyOn(io, 'spinner').mockImplementation((text: string): Promise<Spinner> => {
+      spinner.push(`start ${text}`);
+      return Promise.resolve({ text: (t) => spinner.push(t), stop: () => spinner.push('stop') });
+    });
+  }
   let now = NOW;
   const sleeps: number[] = [];
+  // What this run learnt (an ID seen): is it in the state file when the wait starts?
+  const saved: boolean[] = [];
+  state.rememberIds(BASE, 'apps', ['ap-learnt']);
+  const onDisk = () => new StateStore(path).knownIds(BASE, 'apps').includes('ap-learnt');
   const rates = new BudgetFile(state.path, 'fp', () => now);
   const rl = new RateLimiter({
     state,
@@ -137,10 +176,11 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number } = {}) {
     now: () => now,
     sleep: async (ms) => {
       sleeps.push(ms);
+      saved.push(onDisk());
       now += ms;
     },
   });
-  return { rl, rates, stderr, sleeps };
+  return { rl, rates, stderr, sleeps, spinner, saved, onDisk };
 }
 
 describe('RateLimiter', () => {
@@ -219,6 +259,143 @@ describe('RateLimiter', () => {
     expect(d.rate).toEqual({ limit: 30, remaining: 0, resetAt: undefined, seenAt: NOW + 5 });
     d = on429(d, NOW, 2000, NOW + 6);
     expect(d.rate?.seenAt).toBe(NOW + 5);
+  });
+});
+
+describe('what a wait says, and when it is refused', () => {
+  it('--no-wait on a 429: when the window frees up, to the second and on the clock, and how to go on', async () => {
+    const { rl, sleeps, onDisk } = limiter({ wait: false });
+    const err = await rejection(rl.on429({ 'retry-after': '1.5' }));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 2s (at 2026-01-15T12:00:01Z), and --no-wait is set.');
+    expect((err as RateLimitError).hint).toBe('Run the command again after 2s, or leave out --no-wait to let hostctl wait.');
+    expect((err as RateLimitError).retryAfter).toBe(2);
+    expect(sleeps).toEqual([]);
+    // What the run learnt is saved before it ends.
+    expect(onDisk()).toBe(true);
+  });
+
+  it('--no-wait when the shared budget has no slot: the window is spent, and nothing is sent', async () => {
+    const { rl, sleeps, onDisk } = limiter({ wait: false });
+    const err = await rejection(rl.pace(12_000));
+    expect(err.message).toBe('The rate limit window for this token is spent; it frees up in 12s (at 2026-01-15T12:00:12Z), and --no-wait is set.');
+    expect(sleeps).toEqual([]);
+    expect(onDisk()).toBe(true);
+  });
+
+  it('a first wait longer than --max-wait names the limit, in whole seconds, and when to run again', async () => {
+    const { rl, sleeps, onDisk } = limiter({ maxWaitMs: 2_500 });
+    const err = await rejection(rl.on429({ 'retry-after': '3' }, 'slow down'));
+    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests; the server said: slow down); it frees up in 3s (at 2026-01-15T12:00:03Z), but --max-wait allows 2s.');
+    expect((err as RateLimitError).hint).toBe('Run the command again after 2026-01-15T12:00:03Z, or raise --max-wait.');
+    expect((err as RateLimitError).retryAfter).toBe(3);
+    expect(sleeps).toEqual([]);
+    expect(onDisk()).toBe(true);
+  });
+
+  it('a retry past --max-wait says what failed and which retry it was', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: 5_000 });
+    const err = await rejection(rl.retryAfter(6_000, 'the API answered 503', 1, 2));
+    expect(err.message).toBe(
+      'The request failed for now (the API answered 503; retry 1 of 2); the retry is due in 6s; it frees up in 6s (at 2026-01-15T12:00:06Z), but --max-wait allows 5s.',
+    );
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a wait of exactly what is left of --max-wait is waited, and then nothing is left', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
+    await rl.pace(4_000);
+    await rl.on429({ 'retry-after': '6' });
+    expect(sleeps).toEqual([4_000, 6_000]);
+    expect(rl.canWait(0)).toBe(true);
+    expect(rl.canWait(1)).toBe(false);
+  });
+
+  it('what the run learnt is saved before each wait, so that an interrupted wait leaves it behind', async () => {
+    const { rl, saved } = limiter();
+    await rl.on429({ 'retry-after': '2' });
+    expect(saved).toEqual([true]);
+  });
+
+  it('a 429 asking for more than an hour is refused at once, whatever --max-wait, and the window is kept as spent for an hour', async () => {
+    const { rl, rates, sleeps, onDisk } = limiter({ maxWaitMs: 10 * MAX_HORIZON_MS });
+    const err = await rejection(rl.on429({ 'retry-after': '7200' }));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests), and the server asks for a wait of 7200s, more than hostctl waits for (an hour).');
+    expect((err as RateLimitError).hint).toBe('Try again later; if the server keeps asking for such waits, report it to the API operator.');
+    expect((err as RateLimitError).retryAfter).toBe(7200);
+    expect(sleeps).toEqual([]);
+    expect(onDisk()).toBe(true);
+    expect(rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
+    const said = await rejection(limiter().rl.on429({ 'retry-after': '3601' }, 'come back tomorrow'));
+    expect(said.message).toBe(
+      'The API rate limit is reached (429 Too Many Requests; the server said: come back tomorrow), and the server asks for a wait of 3601s, more than hostctl waits for (an hour).',
+    );
+  });
+
+  it('a 429 asking for exactly an hour is waited, when --max-wait allows it', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: MAX_HORIZON_MS });
+    await rl.on429({ 'retry-after': '3600' });
+    expect(sleeps).toEqual([MAX_HORIZON_MS]);
+  });
+
+  it('a 429 wait without a terminal is one note; a retry\'s wait is silent', async () => {
+    const { rl, stderr } = limiter();
+    await rl.on429({ 'retry-after': '1.5' });
+    expect(stderr.text).toBe('Rate limit reached: waiting 2s before retrying (--no-wait to fail instead).\n');
+    const quiet = limiter();
+    await quiet.rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    expect(quiet.sleeps).toEqual([1_000]);
+    expect(quiet.stderr.text).toBe('');
+  });
+});
+
+describe('defer: an interactive command takes the next free slot', () => {
+  it('waits without a note, within --max-wait, even with --no-wait', async () => {
+    const { rl, sleeps, stderr } = limiter({ wait: false, maxWaitMs: 5_000 });
+    await rl.defer(3_000);
+    expect(sleeps).toEqual([3_000]);
+    expect(rl.waitedMs).toBe(3_000);
+    expect(stderr.text).toBe('');
+    expect(rl.canWait(2_000)).toBe(true);
+    expect(rl.canWait(2_001)).toBe(false);
+  });
+
+  it('a wait past --max-wait is refused as a spent window, without waiting', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: 4_000 });
+    const err = await rejection(rl.defer(5_000));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.message).toBe('The rate limit window for this token is spent; it frees up in 5s (at 2026-01-15T12:00:05Z), but --max-wait allows 4s.');
+    expect(sleeps).toEqual([]);
+  });
+});
+
+describe('the countdown on a terminal', () => {
+  it('counts the seconds down, a second at a time, and stops when the wait is over', async () => {
+    const { rl, sleeps, spinner, stderr } = limiter({ terminal: true });
+    await rl.on429({ 'retry-after': '2.5' });
+    expect(sleeps).toEqual([1000, 1000, 500]);
+    expect(spinner).toEqual([
+      'start Rate limit reached: waiting 3s…',
+      'Rate limit reached: waiting 3s… (Ctrl-C to stop)',
+      'Rate limit reached: waiting 2s… (Ctrl-C to stop)',
+      'Rate limit reached: waiting 1s… (Ctrl-C to stop)',
+      'stop',
+    ]);
+    expect(stderr.text).toBe('');
+  });
+
+  it('names what it waits for: a spent window, or a transient failure and its retry', async () => {
+    const paced = limiter({ terminal: true });
+    await paced.rl.pace(1_000);
+    expect(paced.spinner).toEqual(['start Rate limit window spent: waiting 1s…', 'Rate limit window spent: waiting 1s… (Ctrl-C to stop)', 'stop']);
+    const retry = limiter({ terminal: true });
+    await retry.rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    expect(retry.spinner).toEqual([
+      'start Transient failure (the API answered 503; retry 1 of 2): waiting 1s…',
+      'Transient failure (the API answered 503; retry 1 of 2): waiting 1s… (Ctrl-C to stop)',
+      'stop',
+    ]);
   });
 });
 
