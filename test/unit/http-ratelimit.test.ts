@@ -136,6 +136,7 @@ describe('the rate state after an answer', () => {
 
   it('is what the headers say, the gaps filled from the state before, or left empty when there was none', () => {
     expect(nextRate(undefined, { resetAt: NOW + 5000 }, NOW)).toEqual({ limit: undefined, remaining: undefined, resetAt: NOW + 5000, seenAt: NOW });
+    expect(nextRate(undefined, { remaining: 3 }, NOW)).toEqual({ limit: undefined, remaining: 3, resetAt: undefined, seenAt: NOW });
     const prev = { limit: 20, remaining: 4, resetAt: NOW + 9000, seenAt: NOW - 1 };
     expect(nextRate(prev, { resetAt: NOW + 5000 }, NOW)).toEqual({ limit: 20, remaining: 4, resetAt: NOW + 5000, seenAt: NOW });
     expect(nextRate(prev, { limit: 30, remaining: 0 }, NOW)).toEqual({ limit: 30, remaining: 0, resetAt: NOW + 9000, seenAt: NOW });
