@@ -221,7 +221,9 @@ export class RateLimiter {
     const left = this.o.maxWaitMs - this.waitedMs;
     if (ms > left) {
       this.o.state.save();
-      const spent = this.waitedMs > 0 ? `only ${seconds(Math.max(0, left))}s of --max-wait is left` : `--max-wait allows ${Math.floor(this.o.maxWaitMs / 1000)}s`;
+      // Rounded down, as --max-wait itself is: with none left this says 0s, not 1s (left is
+      // never below 0: no wait begins that does not fit).
+      const spent = this.waitedMs > 0 ? `only ${Math.floor(left / 1000)}s of --max-wait is left` : `--max-wait allows ${Math.floor(this.o.maxWaitMs / 1000)}s`;
       throw new RateLimitError(
         `${reached}; it frees up in ${secs}s (at ${clock(at)}), but ${spent}.`,
         `Run the command again after ${clock(at)}, or raise --max-wait.`,

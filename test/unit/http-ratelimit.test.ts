@@ -303,6 +303,17 @@ describe('what a wait says, and when it is refused', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('what is left of --max-wait is told in whole seconds, rounded down: none left is 0s, not 1s', async () => {
+    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
+    await rl.pace(9_500);
+    const half = await rejection(rl.on429({ 'retry-after': '1' }));
+    expect(half.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 1s (at 2026-01-15T12:00:10Z), but only 0s of --max-wait is left.');
+    await rl.pace(500);
+    const none = await rejection(rl.on429({ 'retry-after': '1' }));
+    expect(none.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 1s (at 2026-01-15T12:00:11Z), but only 0s of --max-wait is left.');
+    expect(sleeps).toEqual([9_500, 500]);
+  });
+
   it('a wait of exactly what is left of --max-wait is waited, and then nothing is left', async () => {
     const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
     await rl.pace(4_000);
