@@ -263,44 +263,47 @@ describe('RateLimiter', () => {
   });
 });
 
+/** A wait refused: a RateLimitError, nothing slept, what the run learnt saved first; its words. */
+async function refused(l: ReturnType<typeof limiter>, wait: Promise<void>) {
+  const err = await rejection(wait);
+  expect(err).toBeInstanceOf(RateLimitError);
+  expect(l.sleeps).toEqual([]);
+  expect(l.onDisk()).toBe(true);
+  const { message, hint, retryAfter } = err as RateLimitError;
+  return { message, hint, retryAfter };
+}
+
 describe('what a wait says, and when it is refused', () => {
   it('--no-wait on a 429: when the window frees up, to the second and on the clock, and how to go on', async () => {
-    const { rl, sleeps, onDisk } = limiter({ wait: false });
-    const err = await rejection(rl.on429({ 'retry-after': '1.5' }));
-    expect(err).toBeInstanceOf(RateLimitError);
-    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 2s (at 2026-01-15T12:00:01Z), and --no-wait is set.');
-    expect((err as RateLimitError).hint).toBe('Run the command again after 2s, or leave out --no-wait to let hostctl wait.');
-    expect((err as RateLimitError).retryAfter).toBe(2);
-    expect(sleeps).toEqual([]);
-    // What the run learnt is saved before it ends.
-    expect(onDisk()).toBe(true);
+    const l = limiter({ wait: false });
+    expect(await refused(l, l.rl.on429({ 'retry-after': '1.5' }))).toEqual({
+      message: 'The API rate limit is reached (429 Too Many Requests); it frees up in 2s (at 2026-01-15T12:00:01Z), and --no-wait is set.',
+      hint: 'Run the command again after 2s, or leave out --no-wait to let hostctl wait.',
+      retryAfter: 2,
+    });
   });
 
   it('--no-wait when the shared budget has no slot: the window is spent, and nothing is sent', async () => {
-    const { rl, sleeps, onDisk } = limiter({ wait: false });
-    const err = await rejection(rl.pace(12_000));
-    expect(err.message).toBe('The rate limit window for this token is spent; it frees up in 12s (at 2026-01-15T12:00:12Z), and --no-wait is set.');
-    expect(sleeps).toEqual([]);
-    expect(onDisk()).toBe(true);
+    const l = limiter({ wait: false });
+    expect((await refused(l, l.rl.pace(12_000))).message).toBe(
+      'The rate limit window for this token is spent; it frees up in 12s (at 2026-01-15T12:00:12Z), and --no-wait is set.',
+    );
   });
 
   it('a first wait longer than --max-wait names the limit, in whole seconds, and when to run again', async () => {
-    const { rl, sleeps, onDisk } = limiter({ maxWaitMs: 2_500 });
-    const err = await rejection(rl.on429({ 'retry-after': '3' }, 'slow down'));
-    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests; the server said: slow down); it frees up in 3s (at 2026-01-15T12:00:03Z), but --max-wait allows 2s.');
-    expect((err as RateLimitError).hint).toBe('Run the command again after 2026-01-15T12:00:03Z, or raise --max-wait.');
-    expect((err as RateLimitError).retryAfter).toBe(3);
-    expect(sleeps).toEqual([]);
-    expect(onDisk()).toBe(true);
+    const l = limiter({ maxWaitMs: 2_500 });
+    expect(await refused(l, l.rl.on429({ 'retry-after': '3' }, 'slow down'))).toEqual({
+      message: 'The API rate limit is reached (429 Too Many Requests; the server said: slow down); it frees up in 3s (at 2026-01-15T12:00:03Z), but --max-wait allows 2s.',
+      hint: 'Run the command again after 2026-01-15T12:00:03Z, or raise --max-wait.',
+      retryAfter: 3,
+    });
   });
 
   it('a retry past --max-wait says what failed and which retry it was', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: 5_000 });
-    const err = await rejection(rl.retryAfter(6_000, 'the API answered 503', 1, 2));
-    expect(err.message).toBe(
+    const l = limiter({ maxWaitMs: 5_000 });
+    expect((await refused(l, l.rl.retryAfter(6_000, 'the API answered 503', 1, 2))).message).toBe(
       'The request failed for now (the API answered 503; retry 1 of 2); the retry is due in 6s; it frees up in 6s (at 2026-01-15T12:00:06Z), but --max-wait allows 5s.',
     );
-    expect(sleeps).toEqual([]);
   });
 
   it('what is left of --max-wait is told in whole seconds, rounded down: none left is 0s, not 1s', async () => {
@@ -330,17 +333,15 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('a 429 asking for more than an hour is refused at once, whatever --max-wait, and the window is kept as spent for an hour', async () => {
-    const { rl, rates, sleeps, onDisk } = limiter({ maxWaitMs: 10 * MAX_HORIZON_MS });
-    const err = await rejection(rl.on429({ 'retry-after': '7200' }));
-    expect(err).toBeInstanceOf(RateLimitError);
-    expect(err.message).toBe('The API rate limit is reached (429 Too Many Requests), and the server asks for a wait of 7200s, more than hostctl waits for (an hour).');
-    expect((err as RateLimitError).hint).toBe('Try again later; if the server keeps asking for such waits, report it to the API operator.');
-    expect((err as RateLimitError).retryAfter).toBe(7200);
-    expect(sleeps).toEqual([]);
-    expect(onDisk()).toBe(true);
-    expect(rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
-    const said = await rejection(limiter().rl.on429({ 'retry-after': '3601' }, 'come back tomorrow'));
-    expect(said.message).toBe(
+    const l = limiter({ maxWaitMs: 10 * MAX_HORIZON_MS });
+    expect(await refused(l, l.rl.on429({ 'retry-after': '7200' }))).toEqual({
+      message: 'The API rate limit is reached (429 Too Many Requests), and the server asks for a wait of 7200s, more than hostctl waits for (an hour).',
+      hint: 'Try again later; if the server keeps asking for such waits, report it to the API operator.',
+      retryAfter: 7200,
+    });
+    expect(l.rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
+    const said = limiter();
+    expect((await refused(said, said.rl.on429({ 'retry-after': '3601' }, 'come back tomorrow'))).message).toBe(
       'The API rate limit is reached (429 Too Many Requests; the server said: come back tomorrow), and the server asks for a wait of 3601s, more than hostctl waits for (an hour).',
     );
   });
@@ -374,11 +375,10 @@ describe('defer: an interactive command takes the next free slot', () => {
   });
 
   it('a wait past --max-wait is refused as a spent window, without waiting', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: 4_000 });
-    const err = await rejection(rl.defer(5_000));
-    expect(err).toBeInstanceOf(RateLimitError);
-    expect(err.message).toBe('The rate limit window for this token is spent; it frees up in 5s (at 2026-01-15T12:00:05Z), but --max-wait allows 4s.');
-    expect(sleeps).toEqual([]);
+    const l = limiter({ maxWaitMs: 4_000 });
+    expect((await refused(l, l.rl.defer(5_000))).message).toBe(
+      'The rate limit window for this token is spent; it frees up in 5s (at 2026-01-15T12:00:05Z), but --max-wait allows 4s.',
+    );
   });
 });
 
