@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ApiError, AuthError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
+import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
 import { appendQuery, setQueryParam, MAX_BODY_BYTES } from '../../src/http/client.js';
 import { errorDetail } from '../../src/http/failures.js';
 import { oneLine } from '../../src/output/sanitize.js';
@@ -74,6 +74,42 @@ describe('requests', () => {
     expect(s.seen).toHaveLength(0);
   });
 
+  it('a header name HTTP does not allow, or a value with a line break, is refused with its reason before anything is sent', async () => {
+    const s = track(await stub((_req, res) => json(res, [])));
+    const h = track(harness(s.baseUrl));
+    const name = await rejection(h.client.request({ path: '/apps', headers: { 'X Note': '1' } }));
+    expect(name).toBeInstanceOf(UsageError);
+    expect(name.message).toBe('"X Note" is not a valid header name.');
+    expect((name as UsageError).hint).toBe('Header names are letters, digits and - only.');
+    const broken = await rejection(h.client.request({ path: '/apps', headers: { 'X-Note': 'a\r\nX-Other: b' } }));
+    expect(broken).toBeInstanceOf(UsageError);
+    expect(broken.message).toBe('The value of header X-Note contains a line break.');
+    expect((broken as UsageError).hint).toBe('Give each header on one line.');
+    expect(s.seen).toHaveLength(0);
+  });
+
+  it('a method that is not an HTTP token is refused, named on one line, before anything is sent', async () => {
+    const s = track(await stub((_req, res) => json(res, [])));
+    const h = track(harness(s.baseUrl));
+    const err = await rejection(h.client.request({ method: 'get /x', path: '/apps' }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('"GET /X" is not an HTTP method.');
+    expect((err as UsageError).hint).toBe('Use GET, POST, PUT, PATCH or DELETE.');
+    expect(s.seen).toHaveLength(0);
+    expect(h.client.requestCount).toBe(0);
+  });
+
+  it('a closed client sends nothing more: a request after close() is refused', async () => {
+    const s = track(await stub((_req, res) => json(res, [])));
+    const h = harness(s.baseUrl);
+    await h.client.request({ path: '/apps' });
+    await h.client.close();
+    const err = await rejection(h.client.request({ path: '/apps' }));
+    expect(err).toBeInstanceOf(HostctlError);
+    expect(err.message).toBe('The HTTP client is closed.');
+    expect(s.seen).toHaveLength(1);
+  });
+
   it('lets the caller override Accept and sends a JSON body with its content type', async () => {
     const s = track(await stub((_req, res) => json(res, { ok: true }, 201)));
     const h = track(harness(s.baseUrl));
@@ -90,6 +126,8 @@ describe('requests', () => {
     expect(u.search).toBe('?a=%5B1%5D&publicId[]=x');
     expect(setQueryParam(u, 'page', '3').search).toBe('?a=%5B1%5D&publicId[]=x&page=3');
     expect(setQueryParam(new URL('http://127.0.0.1/x?page=2&b=1'), 'page', '3').search).toBe('?b=1&page=3');
+    // Nothing to append leaves the URL as it was, even a query left empty after its '?'.
+    expect(appendQuery(new URL('http://127.0.0.1/v1/apps?'), []).href).toBe('http://127.0.0.1/v1/apps?');
   });
 });
 
