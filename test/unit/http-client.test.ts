@@ -7,10 +7,10 @@ import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLim
 import { appendQuery, setQueryParam, MAX_BODY_BYTES } from '../../src/http/client.js';
 import { errorDetail } from '../../src/http/failures.js';
 import { oneLine } from '../../src/output/sanitize.js';
-import { SLOT_MARGIN_MS } from '../../src/http/budget.js';
+import { FileStore, SLOT_MARGIN_MS } from '../../src/http/budget.js';
 import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
 import { VirtualClock } from '../support/inproc.js';
-import { closeAfterEach, TOKEN, stub, json, harness, closedPort, rejection, cleanupDirs, onFakeTimers } from './http-support.js';
+import { closeAfterEach, TOKEN, stub, json, harness, newState, closedPort, rejection, cleanupDirs, onFakeTimers } from './http-support.js';
 import { lastRate } from '../../src/http/budget.js';
 
 const track = closeAfterEach();
@@ -233,6 +233,8 @@ describe('response bodies', () => {
     ['truncated JSON', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[{"publicId":"ap-1"},{"publ'); }, /invalid or incomplete JSON/],
     ['a 200 HTML page', (res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end('<html></html>'); }, /not JSON \(text\/html, a web page rather than the API\)/],
     ['a 200 text/plain body', (res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('[]'); }, /not JSON \(text\/plain\)/],
+    // A Content-Type of parameters only names no type: said so, rather than "()".
+    ['a 200 body whose type is only a charset', (res) => { res.writeHead(200, { 'content-type': '; charset=utf-8' }); res.end('[]'); }, /^The API sent a response that is not JSON \(no content type\) for GET \/v1\/apps\.$/],
   ];
   for (const [name, reply, message] of cases) {
     it(`${name} → ApiError(1) from json()`, async () => {
@@ -250,6 +252,17 @@ describe('response bodies', () => {
       expect((err as ApiError).message).toMatch(message);
     });
   }
+
+  it('names the request as last sent: a POST that a 303 turned into a GET is the GET of the new place', async () => {
+    const s = track(await stub((req, res) => {
+      if (req.url === '/v1/jobs') { res.writeHead(303, { location: '/v1/jobs/1' }); res.end(); }
+      else { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('queued'); }
+    }));
+    const h = track(harness(s.baseUrl));
+    const res = await h.client.request({ method: 'POST', path: '/jobs', body: '{}' });
+    expect(res.url.pathname).toBe('/v1/jobs/1');
+    expect(() => res.json()).toThrow('The API sent a response that is not JSON (text/plain) for GET /v1/jobs/1.');
+  });
 
   it('accepts JSON-LD', async () => {
     const s = track(await stub((_req, res) => {
@@ -568,6 +581,64 @@ describe('rate limit through the client', () => {
     expect(err).toBeInstanceOf(RateLimitError);
     expect(s.seen).toHaveLength(1);
     expect(h.client.requestCount).toBe(1);
+  });
+});
+
+describe('the shared budget through the client', () => {
+  /** Answers that teach a window of `limit` requests a second, counting down. */
+  const windowOf = (limit: number) => stub((_req, res, _seen, n) => json(res, [], 200, {
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(Math.max(0, limit - n)),
+    'x-ratelimit-reset': '1',
+  }));
+
+  it('a client for a person at a terminal claims the next free slot while it waits for one; a batch client claims nothing', async () => {
+    const s = track(await windowOf(1));
+    for (const interactive of [true, false]) {
+      const clock = new VirtualClock();
+      const h = track(harness(s.baseUrl, { clock, interactive }));
+      await h.client.request({ path: '/apps' });
+      // The window is spent: the second request waits, and the budget says who waits for it.
+      const pacing = clock.hold();
+      const second = h.client.request({ path: '/apps' });
+      await pacing.reached;
+      const waiters = Object.keys(h.client.budgetSnapshot().waiters ?? {});
+      pacing.release();
+      await second;
+      expect(waiters, interactive ? 'interactive' : 'batch').toHaveLength(interactive ? 1 : 0);
+      // Served, the person's claim is gone.
+      expect(h.client.budgetSnapshot().waiters).toBeUndefined();
+    }
+  });
+
+  it('settle() writes an answer the budget kept back for later, for the others to read', async () => {
+    const s = track(await windowOf(10));
+    await onFakeTimers(async () => {
+      const clock = new VirtualClock();
+      const h = track(harness(s.baseUrl, { clock }));
+      await h.client.request({ path: '/apps' });
+      clock.advance(10);
+      await h.client.request({ path: '/apps' });
+      // The second answer told the budget nothing new: kept back, the file has the first's.
+      expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(9);
+      await h.client.settle();
+      expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(8);
+    });
+  });
+
+  it('close() closes a budget store that can be closed, and leaves alone one that cannot', async () => {
+    const s = track(await stub((_req, res) => json(res, [])));
+    const plain = newState();
+    const h = harness(s.baseUrl, { budgetStore: new FileStore(plain.path, 'fp') }, plain);
+    await h.client.request({ path: '/apps' });
+    await expect(h.client.close()).resolves.toBeUndefined();
+    let closed = 0;
+    const closable = newState();
+    const store = Object.assign(new FileStore(closable.path, 'fp'), { close: () => void closed++ });
+    const c = harness(s.baseUrl, { budgetStore: store }, closable);
+    await c.client.request({ path: '/apps' });
+    await c.client.close();
+    expect(closed).toBe(1);
   });
 });
 
