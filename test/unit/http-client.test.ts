@@ -66,25 +66,31 @@ describe('requests', () => {
     expect(s.seen).toHaveLength(0);
   });
 
-  it('refuses an Authorization header from the caller', async () => {
+  it('refuses an Authorization header from the caller, and says how the token is chosen', async () => {
     const s = track(await stub((_req, res) => json(res, [])));
     const h = track(harness(s.baseUrl));
     const err = await rejection(h.client.request({ path: '/apps', headers: { authorization: 'Bearer other' } }));
     expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('hostctl sets the Authorization header itself, from the token of this profile.');
+    expect((err as UsageError).hint).toBe('Use HOSTCTL_TOKEN or "hostctl auth login" to choose the token.');
     expect(s.seen).toHaveLength(0);
   });
 
-  it('a header name HTTP does not allow, or a value with a line break, is refused with its reason before anything is sent', async () => {
+  it('a header HTTP cannot carry, or one hostctl sets itself, is refused with its reason and next step before anything is sent', async () => {
     const s = track(await stub((_req, res) => json(res, [])));
     const h = track(harness(s.baseUrl));
-    const name = await rejection(h.client.request({ path: '/apps', headers: { 'X Note': '1' } }));
-    expect(name).toBeInstanceOf(UsageError);
-    expect(name.message).toBe('"X Note" is not a valid header name.');
-    expect((name as UsageError).hint).toBe('Header names are letters, digits and - only.');
-    const broken = await rejection(h.client.request({ path: '/apps', headers: { 'X-Note': 'a\r\nX-Other: b' } }));
-    expect(broken).toBeInstanceOf(UsageError);
-    expect(broken.message).toBe('The value of header X-Note contains a line break.');
-    expect((broken as UsageError).hint).toBe('Give each header on one line.');
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [{ 'X Note': '1' }, '"X Note" is not a valid header name.', 'Header names are letters, digits and - only.'],
+      [{ 'X-Note': 'a\r\nX-Other: b' }, 'The value of header X-Note contains a line break.', 'Give each header on one line.'],
+      [{ 'X-Note': 'bell\u0007' }, 'The value of header X-Note contains control characters or characters HTTP cannot carry.', 'Give printable characters only (Latin-1; percent-encode anything else).'],
+      [{ Host: 'other.invalid' }, 'hostctl sets the Host header itself.', "Leave out -H 'Host: …'."],
+    ];
+    for (const [headers, message, hint] of cases) {
+      const err = await rejection(h.client.request({ path: '/apps', headers }));
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err.message).toBe(message);
+      expect((err as UsageError).hint).toBe(hint);
+    }
     expect(s.seen).toHaveLength(0);
   });
 
@@ -119,6 +125,14 @@ describe('requests', () => {
     expect(s.seen[0]!.headers.accept).toBe('application/ld+json');
     expect(s.seen[0]!.headers['content-type']).toBe('application/json');
     expect(s.seen[0]!.body).toBe('{"name":"x"}');
+  });
+
+  it("keeps the caller's Content-Type for a body", async () => {
+    const s = track(await stub((_req, res) => json(res, { ok: true })));
+    const h = track(harness(s.baseUrl));
+    await h.client.request({ method: 'PUT', path: '/apps/ap-1/readme', headers: { 'Content-Type': 'text/markdown' }, body: '# Hi' });
+    expect(s.seen[0]!.headers['content-type']).toBe('text/markdown');
+    expect(s.seen[0]!.body).toBe('# Hi');
   });
 
   it('query helpers keep other parameters as they were', () => {
