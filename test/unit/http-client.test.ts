@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
@@ -12,6 +13,7 @@ import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
 import { VirtualClock } from '../support/inproc.js';
 import { closeAfterEach, TOKEN, stub, json, harness, newState, closedPort, rejection, cleanupDirs, onFakeTimers } from './http-support.js';
 import { lastRate } from '../../src/http/budget.js';
+import { ResponseCache } from '../../src/http/cache.js';
 
 const track = closeAfterEach();
 afterAll(cleanupDirs);
@@ -640,6 +642,15 @@ describe('the shared budget through the client', () => {
     });
   });
 
+  it('a proxy variable hostctl cannot use is refused before a slot of the budget is taken', async () => {
+    const h = track(harness('https://api.hostctl-test.invalid/v1', { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } }));
+    const err = await rejection(h.client.request({ path: '/apps' }));
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('HTTPS_PROXY names a socks5: proxy (socks5://127.0.0.1:1080); hostctl uses http:// and https:// proxies only.');
+    expect(h.client.budgetSnapshot().sends).toEqual([]);
+    expect(h.client.requestCount).toBe(0);
+  });
+
   it('close() closes a budget store that can be closed, and leaves alone one that cannot', async () => {
     const s = track(await stub((_req, res) => json(res, [])));
     const plain = newState();
@@ -653,6 +664,23 @@ describe('the shared budget through the client', () => {
     await c.client.request({ path: '/apps' });
     await c.client.close();
     expect(closed).toBe(1);
+  });
+});
+
+describe('the response cache through the client', () => {
+  it('an answer the caller keeps is on disk at once: a run that fails afterwards does not undo it', async () => {
+    const s = track(await stub((_req, res) => json(res, [{ publicId: 'ap-1' }])));
+    const clock = new VirtualClock();
+    const { state, path } = newState();
+    const cache = () => new ResponseCache(join(dirname(path), 'cache'), new URL(s.baseUrl), 'fp', 60_000, clock.now);
+    const first = cache();
+    const h = track(harness(s.baseUrl, { clock, cache: first }, { state, path }));
+    (await h.client.request({ path: '/apps' })).keep();
+    await first.commit(false);
+    // The next run reads it from disk: nothing more is sent.
+    const next = track(harness(s.baseUrl, { clock, cache: cache() }, { state, path }));
+    expect((await next.client.request({ path: '/apps' })).json()).toEqual([{ publicId: 'ap-1' }]);
+    expect(s.seen).toHaveLength(1);
   });
 });
 
