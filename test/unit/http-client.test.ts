@@ -243,17 +243,21 @@ describe('status mapping', () => {
 });
 
 describe('response bodies', () => {
-  const cases: Array<[string, (res: import('node:http').ServerResponse) => void, RegExp]> = [
-    ['an empty 200 body', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(); }, /empty response/],
-    ['invalid JSON', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a": nope}'); }, /invalid or incomplete JSON/],
-    ['truncated JSON', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[{"publicId":"ap-1"},{"publ'); }, /invalid or incomplete JSON/],
-    ['a 200 HTML page', (res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end('<html></html>'); }, /not JSON \(text\/html, a web page rather than the API\)/],
-    ['a 200 text/plain body', (res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('[]'); }, /not JSON \(text\/plain\)/],
+  const CHECK_BASE_URL = 'Check that --base-url points at the API (it ends in /v1); run with --verbose to see the exchange.';
+  const TRY_AGAIN = 'Try again; if it keeps happening the server is at fault. Run with --verbose to see the exchange.';
+  const cases: Array<[string, (res: import('node:http').ServerResponse) => void, RegExp, string]> = [
+    ['an empty 200 body', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(); }, /empty response/, CHECK_BASE_URL],
+    // Blank is empty too: there is nothing to parse, not something broken.
+    ['a blank 200 body', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(' \r\n'); }, /^The API sent an empty response for GET \/v1\/apps where JSON was expected\.$/, CHECK_BASE_URL],
+    ['invalid JSON', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"a": nope}'); }, /invalid or incomplete JSON/, TRY_AGAIN],
+    ['truncated JSON', (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[{"publicId":"ap-1"},{"publ'); }, /invalid or incomplete JSON/, TRY_AGAIN],
+    ['a 200 HTML page', (res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end('<html></html>'); }, /not JSON \(text\/html, a web page rather than the API\)/, CHECK_BASE_URL],
+    ['a 200 text/plain body', (res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('[]'); }, /not JSON \(text\/plain\)/, CHECK_BASE_URL],
     // A Content-Type of parameters only names no type: said so, rather than "()".
-    ['a 200 body whose type is only a charset', (res) => { res.writeHead(200, { 'content-type': '; charset=utf-8' }); res.end('[]'); }, /^The API sent a response that is not JSON \(no content type\) for GET \/v1\/apps\.$/],
+    ['a 200 body whose type is only a charset', (res) => { res.writeHead(200, { 'content-type': '; charset=utf-8' }); res.end('[]'); }, /^The API sent a response that is not JSON \(no content type\) for GET \/v1\/apps\.$/, CHECK_BASE_URL],
   ];
-  for (const [name, reply, message] of cases) {
-    it(`${name} → ApiError(1) from json()`, async () => {
+  for (const [name, reply, message, hint] of cases) {
+    it(`${name} → ApiError(1) from json(), with the status and the next step`, async () => {
       const s = track(await stub((_req, res) => reply(res)));
       const h = track(harness(s.baseUrl));
       const res = await h.client.request({ path: '/apps' });
@@ -266,8 +270,23 @@ describe('response bodies', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).exitCode).toBe(1);
       expect((err as ApiError).message).toMatch(message);
+      expect((err as ApiError).hint).toBe(hint);
+      expect((err as ApiError).status).toBe(200);
     });
   }
+
+  it('reads JSON that names no type, after a byte-order mark; json() parses once and gives the same value each time', async () => {
+    const s = track(await stub((_req, res) => {
+      res.writeHead(200);
+      res.end('\uFEFF{"publicId":"ap-1"}');
+    }));
+    const h = track(harness(s.baseUrl));
+    const res = await h.client.request({ path: '/apps/ap-1' });
+    expect(res.headers['content-type']).toBeUndefined();
+    const value = res.json();
+    expect(value).toEqual({ publicId: 'ap-1' });
+    expect(res.json()).toBe(value);
+  });
 
   it('names the request as last sent: a POST that a 303 turned into a GET is the GET of the new place', async () => {
     const s = track(await stub((req, res) => {
