@@ -85,7 +85,10 @@ describe('requests', () => {
       [{ 'X Note': '1' }, '"X Note" is not a valid header name.', 'Header names are letters, digits and - only.'],
       [{ 'X-Note': 'a\r\nX-Other: b' }, 'The value of header X-Note contains a line break.', 'Give each header on one line.'],
       [{ 'X-Note': 'bell\u0007' }, 'The value of header X-Note contains control characters or characters HTTP cannot carry.', 'Give printable characters only (Latin-1; percent-encode anything else).'],
-      [{ Host: 'other.invalid' }, 'hostctl sets the Host header itself.', "Leave out -H 'Host: …'."],
+      // Each header about the connection or its framing, which undici sets or must not send.
+      ...['Host', 'Content-Length', 'Transfer-Encoding', 'Connection', 'Expect', 'Upgrade', 'Keep-Alive', 'TE', 'Trailer', 'Proxy-Connection'].map(
+        (name): [Record<string, string>, string, string] => [{ [name]: 'x' }, `hostctl sets the ${name} header itself.`, `Leave out -H '${name}: …'.`],
+      ),
     ];
     for (const [headers, message, hint] of cases) {
       const err = await rejection(h.client.request({ path: '/apps', headers }));
