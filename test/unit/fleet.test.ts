@@ -110,4 +110,25 @@ describe('what is shown and kept', () => {
     const aborted = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), { previousErrors: [new Error('OOM command not allowed')] });
     expect(faultReason(aborted, target)).toBe('Redis is out of memory');
   });
+
+  it('each kind of fault in its words: by the error\'s code, or its text', () => {
+    const target = parseRedisUrl('rediss://redis.example.invalid', 'x');
+    const coded = (message: string, code: string) => Object.assign(new Error(message), { code });
+    expect(faultReason(coded('getaddrinfo ENOTFOUND redis.example.invalid', 'ENOTFOUND'), target)).toBe('host not found');
+    expect(faultReason(coded('getaddrinfo EAI_AGAIN redis.example.invalid', 'EAI_AGAIN'), target)).toBe('host not found');
+    // Node's error when every address of a name timed out carries the code and no text.
+    expect(faultReason(Object.assign(new AggregateError([], ''), { code: 'ETIMEDOUT' }), target)).toBe('no answer within 500 ms');
+    expect(faultReason(new Error('Command timed out'), target)).toBe('no answer within 500 ms');
+    expect(faultReason(coded('queryA ETIMEOUT redis.example.invalid', 'ETIMEOUT'), target)).toBe('no answer within 500 ms');
+    // Only a reply that begins with OOM is Redis out of memory.
+    expect(faultReason(new Error("ERR unknown command 'ZOOM'"), target)).toBe("ERR unknown command 'ZOOM'");
+    expect(faultReason(new Error('self-signed certificate in certificate chain'), target)).toBe('TLS failed (self-signed certificate in certificate chain)');
+    expect(faultReason(new Error('the peer is self signed'), target)).toBe('TLS failed (the peer is self signed)');
+  });
+
+  it('a reason is one line of at most 200 characters', () => {
+    const target = parseRedisUrl('rediss://redis.example.invalid', 'x');
+    expect(faultReason(new Error('ERR first line\n    second line\t\tend'), target)).toBe('ERR first line second line end');
+    expect(faultReason(new Error(`ERR ${'x'.repeat(300)}`), target)).toBe(`ERR ${'x'.repeat(196)}`);
+  });
 });
