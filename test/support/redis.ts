@@ -28,6 +28,8 @@ export interface RedisServer {
   dump(): Promise<{ key: string; value: string }[]>;
   /** Kills the server at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
+  /** Stops the server's process (SIGSTOP): the kernel still accepts connections, nothing answers them, as a hung Redis. */
+  freeze(): void;
   stop(): Promise<void>;
 }
 
@@ -68,6 +70,8 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
   };
   const stop = async () => {
     for (const c of clients) c.disconnect();
+    // A frozen server takes SIGTERM only once it runs again.
+    if (child.exitCode === null) child.kill('SIGCONT');
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
   };
@@ -89,6 +93,9 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
       for (const c of clients) c.disconnect();
       child.kill('SIGKILL');
       await exited;
+    },
+    freeze() {
+      child.kill('SIGSTOP');
     },
     stop,
   };

@@ -7,13 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Budget, FileStore, windowUse, type BudgetData } from '../../src/http/budget.js';
 import { NetworkError } from '../../src/errors.js';
 import { openFleetStore, redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
-import { connectRedis, RedisStore } from '../../src/http/redis.js';
+import { connectRedis, faultReason, RedisStore, type RedisLink } from '../../src/http/redis.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
-import { closedPort } from '../support/servers.js';
+import { closedPort, listenLoopback } from '../support/servers.js';
+import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 import { rejection } from './http-support.js';
 
 const skip = redisUnavailable();
@@ -29,9 +31,44 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function store(fp: string, faults: string[] = []): Promise<RedisStore> {
-  const link = await connectRedis(parseRedisUrl(redis.url, 'test'));
-  return new RedisStore(link, redisKeys(fp), new FileStore(join(dir, fp, 'state.json'), fp), (why) => faults.push(why));
+/** A store on a connection of its own to `url` (the file's server unless told), with the faults it reported and its link. */
+async function linked(fp: string, url = redis.url): Promise<{ s: RedisStore; link: RedisLink; faults: string[] }> {
+  const faults: string[] = [];
+  const link = await connectRedis(parseRedisUrl(url, 'test'));
+  const s = new RedisStore(link, redisKeys(fp), new FileStore(join(dir, fp, 'state.json'), fp), (why) => faults.push(why));
+  return { s, link, faults };
+}
+
+async function store(fp: string): Promise<RedisStore> {
+  return (await linked(fp)).s;
+}
+
+/** Redis's clock (TIME) in epoch ms, read by the test's own connection. */
+async function redisNow(): Promise<number> {
+  const [s, us] = await redis.client().time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+/** Whether `p` has settled, as the test looks at it between steps (a rejection is kept, not thrown). */
+function watch(p: Promise<unknown>): { settled: boolean; error?: unknown } {
+  const state: { settled: boolean; error?: unknown } = { settled: false };
+  p.then(
+    () => (state.settled = true),
+    (err: unknown) => Object.assign(state, { settled: true, error: err }),
+  );
+  return state;
+}
+
+/**
+ * Lets what `link` has in flight finish, without the clock: three round trips on the same
+ * connection (replies come in order), each followed by a turn of the event loop. The claim's
+ * loop sends at most two commands before it sleeps again.
+ */
+async function roundTrips(link: RedisLink): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await link.client.ping();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 describe.skipIf(skip !== undefined)('RedisStore', () => {
@@ -133,6 +170,278 @@ describe.skipIf(skip !== undefined)('the rules in Redis are the file\'s', () => 
       expect(lapses[0]! - c.store.now()).toBeLessThanOrEqual(3_000 + 1_000 + 100);
     } finally {
       for (const x of [a, b, c]) (x.store as RedisStore).close();
+    }
+  });
+});
+
+describe.skipIf(skip !== undefined)('RedisStore: reading, the clock, closing and faults', () => {
+  it('a budget nobody wrote reads as empty, and so does one whose text is not JSON', async () => {
+    const { s, faults } = await linked('unreadable');
+    try {
+      expect(await s.read()).toEqual({ sends: [] });
+      await redis.client().set('hostctl:{unreadable}:budget', 'not json {');
+      expect(await s.read()).toEqual({ sends: [] });
+      expect(faults).toEqual([]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('the store\'s clock is Redis\'s TIME to the millisecond, and a reading that reached this process late does not set it back', async () => {
+    const local = Date.now();
+    const spy = vi.spyOn(Date, 'now').mockReturnValue(local);
+    const before = await redisNow();
+    const { s } = await linked('clock-exact');
+    try {
+      const after = await redisNow();
+      // This machine's clock stands still: the store's now is the TIME read while connecting.
+      expect(s.now()).toBeGreaterThanOrEqual(before);
+      expect(s.now()).toBeLessThanOrEqual(after);
+      // An update's reply read a minute late (a busy machine) gives a smaller offset: the largest is kept.
+      spy.mockReturnValue(local + 60_000);
+      await s.update((_d, now) => ({ result: now }), 0);
+      spy.mockReturnValue(local);
+      expect(s.now()).toBeGreaterThanOrEqual(before);
+      expect(s.now()).toBeLessThanOrEqual(await redisNow());
+    } finally {
+      spy.mockRestore();
+      s.close();
+    }
+  });
+
+  it('close lets go of the connection: an update after it is a fault, and goes to the file', async () => {
+    const { s, faults } = await linked('closed');
+    s.close();
+    expect(await s.update((d: BudgetData) => ({ data: { ...d, limit: 3 }, result: 3 }), -1)).toBe(3);
+    expect(faults).toEqual(['the connection was lost']);
+    expect(s.where).toBe(join(dir, 'closed', 'budget', 'closed.json'));
+    expect(await redis.client().exists('hostctl:{closed}:budget')).toBe(0);
+  });
+
+  it('a read from a store that died is a fault, reported once, and the file answers', async () => {
+    const doomed = await startRedis();
+    const { s, faults } = await linked('read-fault', doomed.url);
+    await doomed.kill();
+    expect(await s.read()).toEqual({ sends: [] });
+    expect(faults).toEqual(['the connection was lost']);
+    expect(s.where).toBe(join(dir, 'read-fault', 'budget', 'read-fault.json'));
+  });
+
+  it('an update that keeps losing to other writers gives up after 50 attempts with its fallback', async () => {
+    const { s, link } = await linked('contended');
+    let reads = 0;
+    try {
+      const result = await s.update((d: BudgetData) => {
+        reads++;
+        // Another write of the key between this read and this write (on the same connection,
+        // so that it lands first): Redis drops the transaction, and the update reads again.
+        // After 60 reads the others stop, so that an update that never gave up would end.
+        if (reads <= 60) void link.client.set('hostctl:{contended}:budget', JSON.stringify({ sends: [], limit: reads }));
+        return { data: { ...d, limit: -1 }, result: 'written' };
+      }, 'gave up');
+      expect(result).toBe('gave up');
+      expect(reads).toBe(50);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
+  const admin = () => redis.client();
+
+  it('an entry is kept under its scope and name (a path\'s separators as colons) for the ttl, and read back as written', async () => {
+    const { s, faults } = await linked('cache-kept');
+    try {
+      const cache = s.cacheStorage('scope1', 3_600_000.4);
+      // A miss is undefined, not null.
+      expect(await cache.read('objects/list\\page')).toBeUndefined();
+      await cache.write('objects/list\\page', { items: [1, 'two'] });
+      expect(await cache.read('objects/list\\page')).toEqual({ items: [1, 'two'] });
+      const key = 'hostctl:{cache-kept}:cache:scope1:objects:list:page';
+      expect(await admin().get(key)).toBe('{"items":[1,"two"]}');
+      const ttl = await admin().pttl(key);
+      expect(ttl).toBeGreaterThan(3_590_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
+      // Text that is not JSON reads as a miss.
+      await admin().set('hostctl:{cache-kept}:cache:scope1:broken', 'not json {');
+      expect(await cache.read('broken')).toBeUndefined();
+      expect(faults).toEqual([]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('an entry of 1 MiB is shared; one byte more is not', async () => {
+    const { s } = await linked('cache-size');
+    try {
+      const cache = s.cacheStorage('scope', 60_000);
+      const exactly = 'x'.repeat(1024 * 1024 - 2); // its JSON text, quotes and all, is 1 MiB to the byte
+      await cache.write('exactly', exactly);
+      expect(await cache.read('exactly')).toBe(exactly);
+      await cache.write('over', `${exactly}x`);
+      expect(await cache.read('over')).toBeUndefined();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a store that died: reads miss, writes and claims do nothing, and the fault of those in flight together is reported once', async () => {
+    const doomed = await startRedis();
+    const { s, faults } = await linked('cache-fault', doomed.url);
+    const cache = s.cacheStorage('scope', 60_000);
+    await doomed.kill();
+    expect(await Promise.all([cache.read('a'), cache.read('b'), cache.write('c', { n: 1 }), cache.claim!('d')])).toEqual([undefined, undefined, undefined, undefined]);
+    expect(faults).toEqual(['the connection was lost']);
+    expect(s.where).toBe(join(dir, 'cache-fault', 'budget', 'cache-fault.json'));
+  });
+
+  // The claim's waits are timers: these tests fake them (and this machine's clock) and let the
+  // connection's replies come between steps, so that no step depends on how fast the machine is.
+
+  it('the claim of an entry nobody fills is taken at once, and lapses in Redis after 5 s at most', async () => {
+    const { s, link, faults } = await linked('claim-free');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const claimed = watch(s.cacheStorage('scope', 60_000).claim!('objects'));
+      await roundTrips(link);
+      expect(claimed).toEqual({ settled: true });
+    } finally {
+      vi.useRealTimers();
+      s.close();
+    }
+    const ttl = await admin().pttl('hostctl:{claim-free}:cache:scope:objects:filling');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5_000);
+    expect(faults).toEqual([]);
+  });
+
+  it('a claim another process holds: wait until it wrote the entry (which lets go of its claim), then go on without a claim', async () => {
+    const [a, b] = [await linked('claim-held'), await linked('claim-held')];
+    const claimKey = 'hostctl:{claim-held}:cache:scope:objects:filling';
+    await a.s.cacheStorage('scope', 60_000).claim!('objects');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const waiting = watch(b.s.cacheStorage('scope', 60_000).claim!('objects'));
+      await roundTrips(b.link);
+      expect(waiting.settled).toBe(false);
+      // Three polls find no entry yet: still waiting.
+      for (let i = 0; i < 3; i++) {
+        await vi.advanceTimersByTimeAsync(50);
+        await roundTrips(b.link);
+      }
+      expect(waiting.settled).toBe(false);
+      await a.s.cacheStorage('scope', 60_000).write('objects', ['filled']);
+      expect(await admin().exists(claimKey)).toBe(0);
+      await vi.advanceTimersByTimeAsync(50);
+      await roundTrips(b.link);
+      expect(waiting).toEqual({ settled: true });
+      expect(await admin().exists(claimKey)).toBe(0);
+      expect(await b.s.cacheStorage('scope', 60_000).read('objects')).toEqual(['filled']);
+    } finally {
+      vi.useRealTimers();
+      a.s.close();
+      b.s.close();
+    }
+    expect([...a.faults, ...b.faults]).toEqual([]);
+  });
+
+  it('a claim whose holder never fills it holds the others back 5 s by this machine\'s clock, not a poll longer', async () => {
+    const [a, b] = [await linked('claim-dead'), await linked('claim-dead')];
+    const claimKey = 'hostctl:{claim-dead}:cache:scope:objects:filling';
+    await a.s.cacheStorage('scope', 60_000).claim!('objects');
+    // The holder's claim stays in Redis as long as the test runs: only the waiter's own clock lets it go on.
+    await admin().persist(claimKey);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const waiting = watch(b.s.cacheStorage('scope', 60_000).claim!('objects'));
+      await roundTrips(b.link);
+      for (let waited = 50; waited < 5_000; waited += 50) {
+        await vi.advanceTimersByTimeAsync(50);
+        await roundTrips(b.link);
+      }
+      expect(waiting.settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(50);
+      await roundTrips(b.link);
+      expect(waiting).toEqual({ settled: true });
+    } finally {
+      vi.useRealTimers();
+      a.s.close();
+      b.s.close();
+      await admin().del(claimKey);
+    }
+  });
+});
+
+describe.skipIf(skip !== undefined)('connectRedis', () => {
+  it('a connected store holds nothing that keeps the process alive: its socket is unref\'d and no timer is left', async () => {
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TLSWrap').length;
+    const before = sockets();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let link: RedisLink | undefined;
+    try {
+      link = await connectRedis(parseRedisUrl(redis.url, 'test'));
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    try {
+      expect(sockets()).toBe(before);
+    } finally {
+      link.close();
+    }
+  });
+
+  it('a Redis that accepts the connection and answers nothing is given up after twice the timeout: "no answer within 500 ms"', async () => {
+    const hung = await startRedis();
+    hung.freeze();
+    const target = parseRedisUrl(hung.url, 'test');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const connecting = watch(connectRedis(target));
+      await vi.advanceTimersByTimeAsync(1_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(connecting.settled).toBe(true);
+      expect(connecting.error).toBeInstanceOf(Error);
+      expect((connecting.error as Error).message).toBe('timed out after 1000 ms');
+      expect(faultReason(connecting.error, target)).toBe('no answer within 500 ms');
+    } finally {
+      vi.useRealTimers();
+      await hung.kill();
+    }
+  });
+
+  it('a user whose ACL forbids INFO connects with nothing printed (no ready check asks for it)', async () => {
+    const admin = redis.client();
+    await admin.call('ACL', 'SETUSER', 'no-info', 'on', '>pw-no-info', '~*', '+@all', '-info');
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const link = await connectRedis(parseRedisUrl(`redis://no-info:pw-no-info@127.0.0.1:${redis.port}/0`, 'test'));
+      link.close();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      await admin.call('ACL', 'DELUSER', 'no-info');
+    }
+  });
+});
+
+describe.skipIf(opensslUnavailable() !== undefined)('connectRedis over TLS', () => {
+  it('rediss:// names the host to the TLS server (SNI, by which TLS proxies in front of a hosted Redis route), and a certificate this machine does not trust is "TLS failed (…)"', async () => {
+    const pki = mkdtempSync(join(tmpdir(), 'hostctl-redis-tls-'));
+    const cert = selfSignedCert(pki, { dns: ['localhost'], ip: ['127.0.0.1'] });
+    const asked: string[] = [];
+    const server = createTlsServer({ cert: cert.cert, key: cert.key, SNICallback: (name, done) => (asked.push(name), done(null)) });
+    server.on('tlsClientError', () => undefined);
+    const listening = await listenLoopback(server, 'https');
+    try {
+      const target = parseRedisUrl(`rediss://localhost:${listening.port}/0`, 'test');
+      const err = await rejection(connectRedis(target));
+      expect(faultReason(err, target)).toBe('TLS failed (self-signed certificate)');
+      expect(asked).toEqual(['localhost']);
+    } finally {
+      await listening.close();
+      rmSync(pki, { recursive: true, force: true });
     }
   });
 });
