@@ -1,23 +1,27 @@
 // The shared budget's decisions, on an injected clock: no test here waits.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { readFileSync } from 'node:fs';
 import {
   BudgetFile,
+  FileStore,
   PROBE_LAPSE_MS,
   PROBE_STEP_MS,
   SLOT_MARGIN_MS,
+  allRates,
   decide,
+  lastRate,
   normalizeBudget,
   observe,
   on429,
   prune,
   quietAnswer,
+  register,
   reserve,
   unprobe,
+  windowUse,
   type BudgetData,
   type Send,
 } from '../../src/http/budget.js';
@@ -176,6 +180,13 @@ describe('the budget on an injected clock', () => {
     expect(d.sends).toEqual([[1, 2], [4, 4]]);
     expect(d.windowMs).toBeUndefined();
     expect(d.blockedUntil).toBeUndefined();
+    // A file that lists no sends (written by another version, or cut short) has none.
+    expect(normalizeBudget({ limit: 20 }, T0)).toEqual({ sends: [], limit: 20 });
+  });
+
+  it('with the window unknown, windowUse says the limit and the waiters, and no count of the window', () => {
+    const d = register({ sends: [[T0, T0 + 2]], limit: 20 }, 'w', T0 + 5_000, T0);
+    expect(windowUse(d, T0 + 10)).toEqual({ spent: undefined, limit: 20, waiting: 1 });
   });
 });
 
@@ -199,6 +210,50 @@ describe('BudgetFile', () => {
     now += 10;
     const third = a.tryReserve();
     expect('waitMs' in third).toBe(true);
+  });
+});
+
+describe('the budget file', () => {
+  const dir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('one that cannot be written does not fail the command: the request goes unbudgeted', () => {
+    const home = dir();
+    // Where the budget's directory should be, a file: nothing can be written beneath it.
+    writeFileSync(join(home, 'budget'), '');
+    const store = new FileStore(join(home, 'state.json'), 'fp', () => T0);
+    expect(store.update(() => ({ data: { sends: [] }, result: 'written' }), 'fallback')).toBe('fallback');
+    const a = new BudgetFile(join(home, 'state.json'), 'fp', () => T0);
+    expect(a.tryReserve()).toEqual({ sentAt: T0 });
+  });
+
+  it('seen() is what this process last wrote, and an empty budget before its first update', () => {
+    let now = T0;
+    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => now);
+    expect(a.seen()).toEqual({ sends: [] });
+    a.tryReserve();
+    now += 2;
+    a.observe(headers(10, 9, 5), T0, false);
+    expect(a.seen()).toEqual(normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now));
+    expect(a.seen().sends).toEqual([[T0, T0 + 2]]);
+  });
+
+  it('allRates: the last rate state of every token seen on the machine, newest first, whatever order the directory lists them in', () => {
+    const home = dir();
+    const state = join(home, 'state.json');
+    const fingerprints = ['fa', 'fb', 'fc', 'fd'];
+    for (const fp of fingerprints) new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 }));
+    // The order the directory lists them in: each a second newer than the one before, so newest first is its reverse.
+    const listed = readdirSync(join(home, 'budget')).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5));
+    expect([...listed].sort()).toEqual(fingerprints);
+    listed.forEach((fp, i) => new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 + i * 1_000, remaining: 10 - i })));
+    // A token whose remaining is not known shows nothing.
+    new BudgetFile(state, 'fe', () => T0).updateRate(() => ({ seenAt: T0 + 9_000 }));
+    expect(allRates(state)).toEqual(listed.map((fp, i) => ({ fingerprint: fp, rate: { seenAt: T0 + i * 1_000, remaining: 10 - i } })).reverse());
+    expect(lastRate(state, 'fe')).toEqual({ seenAt: T0 + 9_000 });
   });
 });
 
@@ -295,6 +350,31 @@ describe('folding an answer into the next update', () => {
     // A shorter window learnt from a request alone in it.
     d = reserve({ ...known(), sends: [] }, T0 + 100);
     expect(quietAnswer(d, headers(10, 9, 4), T0 + 100, T0 + 101)).toBe(false);
+  });
+
+  it('with the window unknown, only an answer to a slot of this process\'s lease is quiet, and only one that leaves what the grant foresaw', () => {
+    // 1,000 a window of unknown length; the last view (Reset in 60 s) left 900.
+    const d: BudgetData = { sends: [[T0, T0 + 2]], limit: 1_000, view: { remaining: 900, resetAt: T0 + 60_000, sentAt: T0, at: T0 + 2 } };
+    const lease = { owner: 'me', from: T0 + 10, used: 1, base: 899, resetAt: T0 + 60_000 };
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, lease)).toBe(true);
+    // Someone else spent one since the grant: written at once.
+    expect(quietAnswer(d, headers(1_000, 897, 60), T0 + 10, T0 + 20, lease)).toBe(false);
+    // A request sent before the lease was granted: not one of its slots.
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 5, T0 + 20, lease)).toBe(false);
+    // A lease granted while the window was known foresaw nothing of an unknown one.
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, { ...lease, base: undefined })).toBe(false);
+  });
+
+  it('other machines\' requests counted by a view half a window old: the answer is written at once', () => {
+    // The answer at T0 + 102 counted two of the server's four as sent from elsewhere.
+    let d = observe(reserve(known(), T0 + 100), headers(10, 6, 5), T0 + 100, T0 + 102);
+    expect(d.view?.foreign).toBe(2);
+    // A request reserved just less than half a window after that view: its answer may wait.
+    const early = reserve(d, T0 + 2_601);
+    expect(quietAnswer(early, headers(10, 5, 5), T0 + 2_601, T0 + 2_603)).toBe(true);
+    // Half a window after it: the file's view would lapse before the write, so it goes at once.
+    d = reserve(d, T0 + 2_602);
+    expect(quietAnswer(d, headers(10, 5, 5), T0 + 2_602, T0 + 2_603)).toBe(false);
   });
 
   it('only while half the window is free: near the limit every answer is written at once', () => {
