@@ -195,6 +195,85 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+describe('what an answer teaches, and what a 429 undoes', () => {
+  /** 10 a 5-second window, known: one request at T0 answered at T0 + 2, with its rate state. */
+  const known = (): BudgetData => observe(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 2);
+
+  it('an answer without rate headers changes only when it was counted: the limit, the window, the view and the rate state stay', () => {
+    const d = reserve(known(), T0 + 100);
+    expect(observe(d, {}, T0 + 100, T0 + 104)).toEqual({ ...d, sends: [[T0, T0 + 2], [T0 + 100, T0 + 104]], answeredAt: T0 + 104 });
+  });
+
+  it('an answer with some of the headers takes what they say and keeps the rest', () => {
+    const d = reserve(known(), T0 + 100);
+    // Remaining and Reset without a Limit: a new view, the limit kept.
+    const noLimit = observe(d, { 'x-ratelimit-remaining': '6', 'x-ratelimit-reset': '4' }, T0 + 100, T0 + 104);
+    expect(noLimit.limit).toBe(10);
+    expect(noLimit.view).toEqual({ remaining: 6, resetAt: T0 + 104 + 4_000, sentAt: T0 + 100, at: T0 + 104, foreign: 2 });
+    // A Limit alone: the limit learnt, the view kept.
+    const limitOnly = observe(d, { 'x-ratelimit-limit': '20' }, T0 + 100, T0 + 104);
+    expect(limitOnly.limit).toBe(20);
+    expect(limitOnly.view).toEqual(d.view);
+    // A Limit of 0 is no limit: the one known stays.
+    expect(observe(d, headers(0, 0, 5), T0 + 100, T0 + 104).limit).toBe(10);
+  });
+
+  it('the window is learnt only from a Reset ahead of the answer, up to an hour, and only ever shortened', () => {
+    const first = reserve({ sends: [] }, T0);
+    // Reset 0: the window frees the request's slot at once, which says nothing of its length.
+    expect(observe(first, headers(10, 9, 0), T0, T0 + 2).windowMs).toBeUndefined();
+    expect(observe(first, headers(10, 9, 3_600), T0, T0 + 2).windowMs).toBe(3_600_000);
+    // A longer Reset (a request that reached the server later) does not lengthen a window learnt.
+    const d = reserve({ ...known(), windowMs: 4_000 }, T0 + 10_000);
+    expect(observe(d, headers(10, 9, 5), T0 + 10_000, T0 + 10_002).windowMs).toBe(4_000);
+  });
+
+  it('of two answers to requests reserved in the same millisecond, the later one sets the view', () => {
+    let d = reserve(reserve(known(), T0 + 100), T0 + 100);
+    d = observe(d, headers(10, 8, 5), T0 + 100, T0 + 103);
+    d = observe(d, headers(10, 7, 5), T0 + 100, T0 + 104);
+    expect(d.view).toMatchObject({ remaining: 7, at: T0 + 104 });
+  });
+
+  it('answeredAt is the latest answer\'s arrival, even when a store\'s clock steps back', () => {
+    const d = observe(known(), headers(10, 9, 5), T0, T0 + 100);
+    expect(d.answeredAt).toBe(T0 + 100);
+    expect(observe(d, headers(10, 9, 5), T0, T0 + 50).answeredAt).toBe(T0 + 100);
+  });
+
+  it('an answer to a request folded into a group counts the whole group until the answer, and the groups stay ordered by that', () => {
+    const g1 = { n: 3, from: T0, to: T0 + 10, last: T0 + 10 };
+    const g2 = { n: 2, from: T0 + 20, to: T0 + 30, last: T0 + 30 };
+    const lease = { n: 4, from: T0 + 40, to: T0 + 1_040, last: T0 + 1_040, owner: 'me' };
+    const d: BudgetData = { sends: [], groups: [g1, g2, lease], limit: 100, windowMs: 60_000 };
+    // Its first and its last reservation are in the group.
+    expect(observe(d, {}, T0 + 20, T0 + 500).groups).toEqual([g1, { ...g2, last: T0 + 500 }, lease]);
+    expect(observe(d, {}, T0 + 30, T0 + 500).groups).toEqual([g1, { ...g2, last: T0 + 500 }, lease]);
+    expect(observe(d, {}, T0 + 5, T0 + 500).groups).toEqual([g2, { ...g1, last: T0 + 500 }, lease]);
+    // A lease is counted until it lapses already: an answer within it changes nothing.
+    expect(observe(d, {}, T0 + 40, T0 + 500).groups).toEqual([g1, g2, lease]);
+  });
+
+  it('a 429 drops only the refused request, and keeps a longer block and a window it cannot know', () => {
+    const sends: Send[] = [[T0, T0 + 2], [T0 + 100, T0 + 100], [T0 + 200, T0 + 200]];
+    const d: BudgetData = { ...known(), sends };
+    expect(on429(d, T0 + 100, 1_000, T0 + 202).sends).toEqual([sends[0], sends[2]]);
+    // A slot of a lease (no send of its own): nothing to drop.
+    expect(on429(d, T0 + 150, 1_000, T0 + 202).sends).toEqual(sends);
+    // An earlier 429's longer block stays.
+    expect(on429({ ...d, blockedUntil: T0 + 10_000 }, T0 + 100, 1_000, T0 + 202).blockedUntil).toBe(T0 + 10_000);
+    // The window unknown stays unknown; one near an hour grows to the hour, no further.
+    expect(on429({ sends }, T0 + 100, 1_000, T0 + 202).windowMs).toBeUndefined();
+    expect(on429({ ...d, windowMs: 3_500_000 }, T0 + 100, 1_000, T0 + 202).windowMs).toBe(3_600_000);
+  });
+
+  it('a 429 records its rate headers in the rate state, and without any keeps the one known', () => {
+    const d = known();
+    expect(on429(d, T0, 1_000, T0 + 100, headers(10, 0, 3))).toMatchObject({ rate: { limit: 10, remaining: 0, resetAt: T0 + 3_100, seenAt: T0 + 100 } });
+    expect(on429(d, T0, 1_000, T0 + 100).rate).toEqual(d.rate);
+  });
+});
+
 describe('BudgetFile', () => {
   it('two clients on one file share the window: the second sees the first one\'s reservations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
@@ -363,6 +442,15 @@ describe('folding an answer into the next update', () => {
     expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 5, T0 + 20, lease)).toBe(false);
     // A lease granted while the window was known foresaw nothing of an unknown one.
     expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, { ...lease, base: undefined })).toBe(false);
+    // Nor is a request quiet that no lease of this process sent.
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20)).toBe(false);
+    // An answer that teaches the window (the request alone in it) or a new limit: written at once.
+    expect(quietAnswer(d, headers(1_000, 999, 60), T0 + 10, T0 + 20, lease)).toBe(false);
+    expect(quietAnswer(d, headers(2_000, 1_898, 60), T0 + 10, T0 + 20, lease)).toBe(false);
+    // Written within half the platform's minute, and before the Reset of the view the file holds.
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 30_009, lease)).toBe(true);
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 30_010, lease)).toBe(false);
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 1_000, { ...lease, resetAt: T0 + 1_000 })).toBe(false);
   });
 
   it('other machines\' requests counted by a view half a window old: the answer is written at once', () => {
@@ -375,6 +463,20 @@ describe('folding an answer into the next update', () => {
     // Half a window after it: the file's view would lapse before the write, so it goes at once.
     d = reserve(d, T0 + 2_602);
     expect(quietAnswer(d, headers(10, 5, 5), T0 + 2_602, T0 + 2_603)).toBe(false);
+  });
+
+  it('a view that counted no other machine\'s request need not be fresh: the answer may wait', () => {
+    const d = reserve(known(), T0 + 2_600);
+    expect(quietAnswer(d, headers(10, 8, 5), T0 + 2_600, T0 + 2_602)).toBe(true);
+  });
+
+  it('while a 429\'s block lasts, an answer is written at once; after it, one without rate headers too', () => {
+    // Two in flight, the first refused: the second's answer comes during the block.
+    const d = on429(reserve(reserve(known(), T0 + 100), T0 + 101), T0 + 100, 1_000, T0 + 102);
+    expect(quietAnswer(d, headers(10, 8, 5), T0 + 101, T0 + 103)).toBe(false);
+    // After the block, with no view: an answer that says nothing cannot say that no one else spends.
+    const after = reserve(d, T0 + 1_150);
+    expect(quietAnswer(after, {}, T0 + 1_150, T0 + 1_152)).toBe(false);
   });
 
   it('only while half the window is free: near the limit every answer is written at once', () => {
