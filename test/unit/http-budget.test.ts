@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   BudgetFile,
   FileStore,
+  MAX_GROUPS,
   PROBE_LAPSE_MS,
   PROBE_STEP_MS,
   SLOT_MARGIN_MS,
@@ -182,6 +183,71 @@ describe('the budget on an injected clock', () => {
     expect(d.blockedUntil).toBeUndefined();
     // A file that lists no sends (written by another version, or cut short) has none.
     expect(normalizeBudget({ limit: 20 }, T0)).toEqual({ sends: [], limit: 20 });
+  });
+
+  it('a damaged file keeps only well-formed sends, in order of reservation', () => {
+    const sends = [[40, 45], [1, 2], [5], [6, 7, 8], ['a', 9], [10, 'b'], [12, 11], { 0: 20, 1: 21, length: 2 }, [30, 30]];
+    expect(normalizeBudget({ sends }, T0).sends).toEqual([[1, 2], [30, 30], [40, 45]]);
+  });
+
+  it(`a damaged file keeps only well-formed groups, at most ${MAX_GROUPS} of them (the latest), ordered by their last count`, () => {
+    const g = { n: 1, from: T0, to: T0, last: T0 };
+    const groups = [
+      { ...g, last: T0 + 50 },
+      g,
+      null,
+      'x',
+      { ...g, n: 1.5 },
+      { ...g, n: 0 },
+      { ...g, from: T0 + 1 },
+      { ...g, to: T0 + 1 },
+      { n: 1, from: T0, to: T0 },
+      { n: 1, from: T0, last: T0 },
+      { n: 1, to: T0, last: T0 },
+      { from: T0, to: T0, last: T0 },
+      // Counted until more than an hour from now: not a reservation this run made.
+      { ...g, last: T0 + 3_600_001 },
+      { ...g, last: T0 + 3_600_000 },
+      { ...g, owner: 'o'.repeat(64) },
+      { ...g, owner: 'o'.repeat(65) },
+      { ...g, owner: 7 },
+    ];
+    expect(normalizeBudget({ sends: [], groups }, T0).groups).toEqual([g, { ...g, owner: 'o'.repeat(64) }, g, g, { ...g, last: T0 + 50 }, { ...g, last: T0 + 3_600_000 }]);
+    expect(normalizeBudget({ sends: [], groups: [null, { ...g, n: 0 }] }, T0)).toEqual({ sends: [] });
+    const many = Array.from({ length: MAX_GROUPS + 1 }, (_, i) => ({ ...g, last: T0 + i }));
+    expect(normalizeBudget({ sends: [], groups: [...many].reverse() }, T0).groups).toEqual(many.slice(1));
+  });
+
+  it('a damaged file keeps a view only with its remaining, its request and its answer; a rate state only with when it was seen', () => {
+    const view = { remaining: 3, sentAt: T0, at: T0 + 2 };
+    expect(normalizeBudget({ sends: [], view: { ...view, resetAt: T0 + 5_000, foreign: 1 } }, T0).view).toEqual({ ...view, resetAt: T0 + 5_000, foreign: 1 });
+    expect(normalizeBudget({ sends: [], view: { ...view, resetAt: 'soon', foreign: null } }, T0).view).toEqual(view);
+    for (const key of ['remaining', 'sentAt', 'at'] as const) expect(normalizeBudget({ sends: [], view: { ...view, [key]: 'x' } }, T0).view).toBeUndefined();
+    expect(normalizeBudget({ sends: [], view: 'x' }, T0).view).toBeUndefined();
+    expect(normalizeBudget({ sends: [], rate: { seenAt: T0, limit: 'x', remaining: 5, resetAt: T0 + 1_000 } }, T0).rate).toEqual({ seenAt: T0, remaining: 5, resetAt: T0 + 1_000 });
+    expect(normalizeBudget({ sends: [], rate: { seenAt: 'x', remaining: 5 } }, T0)).toEqual({ sends: [] });
+    expect(normalizeBudget({ sends: [], rate: 'x' }, T0)).toEqual({ sends: [] });
+  });
+
+  it('a damaged file keeps times no further ahead of the run\'s clock than they can be: an hour, a probe\'s lapse', () => {
+    const hour = 3_600_000;
+    const at = (extra: object) => normalizeBudget({ sends: [], ...extra }, T0);
+    expect(at({ answeredAt: T0 + hour }).answeredAt).toBe(T0 + hour);
+    expect(at({ answeredAt: T0 + hour + 1 }).answeredAt).toBeUndefined();
+    expect(at({ answeredAt: 'x' })).toEqual({ sends: [] });
+    expect(at({ blockedUntil: T0 + hour }).blockedUntil).toBe(T0 + hour);
+    expect(at({ blockedUntil: T0 + hour + 1 }).blockedUntil).toBeUndefined();
+    expect(at({ probe: { id: 'p', lapses: T0 + PROBE_LAPSE_MS } }).probe).toEqual({ id: 'p', lapses: T0 + PROBE_LAPSE_MS });
+    expect(at({ probe: { id: 'p', lapses: T0 + PROBE_LAPSE_MS + 1 } }).probe).toBeUndefined();
+    expect(at({ probe: { id: 'p' } }).probe).toBeUndefined();
+    expect(at({ probe: { id: 5, lapses: T0 } }).probe).toBeUndefined();
+    expect(at({ probe: 'p' }).probe).toBeUndefined();
+    // The window: longer than nothing, up to an hour.
+    expect(at({ windowMs: hour }).windowMs).toBe(hour);
+    expect(at({ windowMs: hour + 1 }).windowMs).toBeUndefined();
+    expect(at({ windowMs: 0 }).windowMs).toBeUndefined();
+    expect(at({ windowMs: -5 }).windowMs).toBeUndefined();
+    expect(at({ windowMs: 1 }).windowMs).toBe(1);
   });
 
   it('with the window unknown, windowUse says the limit and the waiters, and no count of the window', () => {
