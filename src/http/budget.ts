@@ -576,7 +576,7 @@ export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
     if (lapses !== undefined && lapses - now <= PROBE_LAPSE_MS) d.probe = { id: raw.probe.id, lapses };
   }
   if (isRecord(raw.waiters)) {
-    const waiters = Object.entries(raw.waiters).filter((e): e is [string, number] => finiteNumber(e[1]) !== undefined && (e[1] as number) - Date.now() <= MAX_HORIZON_MS);
+    const waiters = Object.entries(raw.waiters).filter((e): e is [string, number] => finiteNumber(e[1]) !== undefined && (e[1] as number) - now <= MAX_HORIZON_MS);
     if (waiters.length > 0) d.waiters = Object.fromEntries(waiters.slice(-MAX_WAITERS));
   }
   const rate = normalizeRate(raw.rate);

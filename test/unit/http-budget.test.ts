@@ -250,6 +250,16 @@ describe('the budget on an injected clock', () => {
     expect(at({ windowMs: 1 }).windowMs).toBe(1);
   });
 
+  it('a damaged file keeps waiters with a lapse up to an hour ahead of the run\'s clock, at most the latest 64', () => {
+    // The run's clock an hour and a half from the machine's (a shared store's clock, or a test's).
+    const now = Date.now() + 5_400_000;
+    const d = normalizeBudget({ sends: [], waiters: { a: now + 1_000, b: 'x', c: now + 3_600_000, e: now + 3_600_001 } }, now);
+    expect(d.waiters).toEqual({ a: now + 1_000, c: now + 3_600_000 });
+    expect(normalizeBudget({ sends: [], waiters: { b: 'x' } }, now)).toEqual({ sends: [] });
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`w${i}`, now + i]));
+    expect(Object.keys(normalizeBudget({ sends: [], waiters: many }, now).waiters!)).toEqual(Object.keys(many).slice(1));
+  });
+
   it('with the window unknown, windowUse says the limit and the waiters, and no count of the window', () => {
     const d = register({ sends: [[T0, T0 + 2]], limit: 20 }, 'w', T0 + 5_000, T0);
     expect(windowUse(d, T0 + 10)).toEqual({ spent: undefined, limit: 20, waiting: 1 });
