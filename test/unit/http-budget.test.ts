@@ -518,8 +518,13 @@ describe('folding an answer into the next update', () => {
     expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 5, T0 + 20, lease)).toBe(false);
     // A lease granted while the window was known foresaw nothing of an unknown one.
     expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, { ...lease, base: undefined })).toBe(false);
-    // Nor is a request quiet that no lease of this process sent.
+    // Nor is a request quiet that no lease of this process sent, even with a clock that stepped back since.
     expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20)).toBe(false);
+    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 20, T0 + 10)).toBe(false);
+    // An answer without a Remaining cannot say that no one else spends.
+    expect(quietAnswer(d, {}, T0 + 10, T0 + 20, lease)).toBe(false);
+    // Nor can any answer while the budget knows no limit.
+    expect(quietAnswer({ ...d, limit: undefined }, { 'x-ratelimit-remaining': '898', 'x-ratelimit-reset': '60' }, T0 + 10, T0 + 20, lease)).toBe(false);
     // An answer that teaches the window (the request alone in it) or a new limit: written at once.
     expect(quietAnswer(d, headers(1_000, 999, 60), T0 + 10, T0 + 20, lease)).toBe(false);
     expect(quietAnswer(d, headers(2_000, 1_898, 60), T0 + 10, T0 + 20, lease)).toBe(false);
