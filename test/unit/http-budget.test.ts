@@ -186,7 +186,7 @@ describe('the budget on an injected clock', () => {
   });
 
   it('a damaged file keeps only well-formed sends, in order of reservation', () => {
-    const sends = [[40, 45], [1, 2], [5], [6, 7, 8], ['a', 9], [10, 'b'], [12, 11], { 0: 20, 1: 21, length: 2 }, [30, 30]];
+    const sends = [[40, 45], [1, 2], [5], [6, 7, 8], ['a', 9], ['3', 9], [null, 9], [10, 'b'], [3, '9'], [12, 11], { 0: 20, 1: 21, length: 2 }, [30, 30]];
     expect(normalizeBudget({ sends }, T0).sends).toEqual([[1, 2], [30, 30], [40, 45]]);
   });
 
