@@ -32,6 +32,9 @@ const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const headers = rateHeaders;
 const server = slidingWindowServer;
 
+/** A budget that knows a window of 10 per 5 s: one request at T0, answered at T0 + 2 (with its rate state). */
+const known = (): BudgetData => observe(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 2);
+
 describe('the budget on an injected clock', () => {
   it('an empty budget lets a request go, as the probe of the window', () => {
     expect(decide({ sends: [] }, T0)).toEqual({ ok: true, probe: true });
@@ -272,9 +275,6 @@ afterAll(() => {
 });
 
 describe('what an answer teaches, and what a 429 undoes', () => {
-  /** 10 a 5-second window, known: one request at T0 answered at T0 + 2, with its rate state. */
-  const known = (): BudgetData => observe(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 2);
-
   it('an answer without rate headers changes only when it was counted: the limit, the window, the view and the rate state stay', () => {
     const d = reserve(known(), T0 + 100);
     expect(observe(d, {}, T0 + 100, T0 + 104)).toEqual({ ...d, sends: [[T0, T0 + 2], [T0 + 100, T0 + 104]], answeredAt: T0 + 104 });
@@ -488,8 +488,6 @@ describe('the probe: the first request into a window the budget has no fresh vie
 });
 
 describe('folding an answer into the next update', () => {
-  const known = (): BudgetData => observe(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 2);
-
   it('an answer that says what the budget knew, within half a window of its request, is quiet', () => {
     let d = reserve(known(), T0 + 100);
     expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + SLOT_MARGIN_MS)).toBe(true);
