@@ -13,6 +13,7 @@ import {
   SLOT_MARGIN_MS,
   allRates,
   decide,
+  freeSlots,
   lastRate,
   normalizeBudget,
   observe,
@@ -266,6 +267,91 @@ describe('the budget on an injected clock', () => {
   it('with the window unknown, windowUse says the limit and the waiters, and no count of the window', () => {
     const d = register({ sends: [[T0, T0 + 2]], limit: 20 }, 'w', T0 + 5_000, T0);
     expect(windowUse(d, T0 + 10)).toEqual({ spent: undefined, limit: 20, waiting: 1 });
+  });
+});
+
+describe('what the window holds, exactly', () => {
+  it('what other machines spent counts for a window after the answer that told it, not a millisecond longer', () => {
+    const d: BudgetData = { sends: [], limit: 10, windowMs: 5_000, view: { remaining: 3, sentAt: T0 - 2, at: T0, foreign: 7 }, answeredAt: T0 };
+    expect(freeSlots(d, T0 + 4_999)).toBe(3);
+    expect(freeSlots(d, T0 + 5_000)).toBe(10);
+  });
+
+  it('a view taken while the window was unknown counts no other machines, even once a late answer teaches the window', () => {
+    let d: BudgetData = reserve(reserve({ sends: [] }, T0), T0 + 10);
+    // The second request's answer comes first: 2 counted, so neither is alone, and the window stays unknown.
+    d = observe(d, headers(10, 8, 5), T0 + 10, T0 + 15);
+    expect(d.windowMs).toBeUndefined();
+    expect(d.view?.foreign).toBeUndefined();
+    // The first one's answer, late, was alone in the window: it teaches the length, and leaves the newer view.
+    d = observe(d, headers(10, 9, 5), T0, T0 + 20);
+    expect(d.windowMs).toBe(5_000);
+    expect(d.view?.sentAt).toBe(T0 + 10);
+    // Both requests are this machine's: 8 left, none spent elsewhere.
+    expect(freeSlots(d, T0 + 30)).toBe(8);
+    expect(windowUse(d, T0 + 30)).toEqual({ spent: 2, limit: 10, waiting: 0 });
+  });
+
+  it('without a limit known, an answer counts no other machines: the window holds what this machine sent', () => {
+    const d = observe(reserve({ sends: [], windowMs: 5_000 }, T0), { 'x-ratelimit-remaining': '4' }, T0, T0 + 2);
+    expect(d.view).toEqual({ remaining: 4, resetAt: undefined, sentAt: T0, at: T0 + 2, foreign: undefined });
+    expect(windowUse(d, T0 + 10)).toEqual({ spent: 1, limit: undefined, waiting: 0 });
+  });
+
+  it('the next slot to free is the one the server counted first, whatever the order of the reservations', () => {
+    // Three of 3 in a 1-second window: a lease of one counted by T0 + 50, a request reserved at
+    // T0 whose answer came at T0 + 300, one reserved at T0 + 100 and answered at once.
+    const d: BudgetData = {
+      sends: [[T0, T0 + 300], [T0 + 100, T0 + 100]],
+      groups: [{ n: 1, from: T0 + 20, to: T0 + 20, last: T0 + 50 }],
+      limit: 3,
+      windowMs: 1_000,
+      answeredAt: T0 + 300,
+    };
+    expect(decide(d, T0 + 400)).toEqual({ ok: false, waitMs: 50 + 1_000 + SLOT_MARGIN_MS - 400 });
+    expect(decide(d, T0 + 1_060)).toEqual({ ok: true });
+    expect(decide(reserve(d, T0 + 1_060), T0 + 1_061)).toEqual({ ok: false, waitMs: 100 + 1_000 + SLOT_MARGIN_MS - 1_061 });
+  });
+
+  it('a window other machines filled frees a window after the answer that said so', () => {
+    const d: BudgetData = { sends: [], limit: 10, windowMs: 5_000, view: { remaining: 0, sentAt: T0 - 5, at: T0, foreign: 10 }, answeredAt: T0 };
+    expect(decide(d, T0 + 100)).toEqual({ ok: false, waitMs: 4_900 });
+  });
+
+  it('a damaged file that says a limit of 0 makes a request wait a window; it does not fail', () => {
+    const d = normalizeBudget({ sends: [], limit: 0, windowMs: 5_000 }, T0);
+    expect(decide(d, T0)).toEqual({ ok: false, waitMs: 5_000 });
+  });
+
+  it('with the window unknown, a lease reserved after the view\'s request counts against what the view said was left', () => {
+    const d: BudgetData = {
+      sends: [],
+      groups: [
+        { n: 2, from: T0 - 30, to: T0, last: T0 },
+        { n: 3, from: T0 + 10, to: T0 + 20, last: T0 + 20 },
+      ],
+      view: { remaining: 5, resetAt: T0 + 3_000, sentAt: T0, at: T0 + 2 },
+    };
+    expect(freeSlots(d, T0 + 30)).toBe(2);
+  });
+
+  it('an answer takes as ours only the requests the server surely counts: reserved by the answer, counted within its window', () => {
+    // At T0 + 20 the server counts 3 in its window of 5 s (from T0 - 4,980, less the margin).
+    const d: BudgetData = {
+      sends: [
+        // Counted at the window's start less the margin: the server may have let it go.
+        [T0 - 4_990, T0 - 4_990],
+        // Within the margin: ours.
+        [T0 - 4_980, T0 - 4_980],
+        // The request answered.
+        [T0, T0],
+        // Reserved after the answer arrived (an answer written with a later update): not in its count.
+        [T0 + 50, T0 + 50],
+      ],
+      limit: 10,
+      windowMs: 5_000,
+    };
+    expect(observe(d, headers(10, 7, 5), T0, T0 + 20).view?.foreign).toBe(1);
   });
 });
 
