@@ -144,6 +144,9 @@ describe('a busy window in a bounded budget: older reservations folded into grou
     const one = decide(exact, T0 + 600);
     expect(one.ok).toBe(false);
     if (!one.ok) expect(one.waitMs).toBeLessThan(500 + 1_000 + SLOT_MARGIN_MS - 600);
+    // And then all ten are free, not a millisecond later.
+    expect(decide(d, T0 + 500 + 1_000 + SLOT_MARGIN_MS - 1)).toEqual({ ok: false, waitMs: 1 });
+    expect(freeSlots(d, T0 + 500 + 1_000 + SLOT_MARGIN_MS)).toBe(10);
   });
 
   it('a group that may have left the server\'s window is not counted as ours: other machines are never taken for less than they may be', () => {
@@ -154,6 +157,40 @@ describe('a busy window in a bounded budget: older reservations folded into grou
     // Reserved after the window's start, all five are in it.
     const inside: BudgetData = { ...d, groups: [{ n: 5, from: T0 - 900, to: T0 - 800, last: T0 - 800 }] };
     expect(observe(inside, headers(100, 90, 1), T0 - 800, T0).view?.foreign).toBe(5);
+  });
+
+  it('an answer takes as ours this process\'s lease by the slots it sent, other leases whole once they lapsed, and no group that began at the window\'s start', () => {
+    // At T0 the server counts 40 in its window (the last 1,000 ms, less the margin).
+    const own = { owner: 'me', from: T0 - 500, used: 2 };
+    const d: BudgetData = {
+      sends: [],
+      groups: [
+        // Reserved as the window began, less the margin: the server may have let them go.
+        { n: 7, from: T0 - 1_000 - SLOT_MARGIN_MS, to: T0 - 900, last: T0 - 900 },
+        // An older lease of this process's, lapsed: all of it.
+        { n: 5, from: T0 - 800, to: T0 - 600, last: T0 - 600, owner: 'me' },
+        // This process's lease: the two slots it sent.
+        { n: 4, from: T0 - 500, to: T0 - 100, last: T0 - 100, owner: 'me' },
+        // Another process's lease granted at the same time, lapsed: all of it.
+        { n: 3, from: T0 - 500, to: T0 - 100, last: T0 - 100, owner: 'other' },
+        // Another process's lease still running: none of it surely counted.
+        { n: 6, from: T0 - 200, to: T0 + 500, last: T0 + 500, owner: 'other' },
+      ],
+      limit: 100,
+      windowMs: 1_000,
+    };
+    expect(observe(d, headers(100, 60, 1), T0 - 300, T0, own).view?.foreign).toBe(40 - 5 - 2 - 3);
+  });
+
+  it(`beyond ${MAX_GROUPS} groups the nearest two merge; a running lease only when no other pair can, a lapsed one like any group`, () => {
+    const plain = Array.from({ length: MAX_GROUPS - 1 }, (_, i) => ({ n: 1, from: T0 - 50_000 + i * 100, to: T0 - 50_000 + i * 100, last: T0 - 50_000 + i * 100 }));
+    const leased = { n: 1, from: T0 - 1_000, to: T0, last: T0, owner: 'x' };
+    const next = { n: 2, from: T0 - 5, to: T0 + 1, last: T0 + 1 };
+    const d: BudgetData = { sends: [], groups: [...plain, leased, next], limit: 1_000, windowMs: 60_000 };
+    // The lease lapses at T0: from then on it merges with its nearest neighbour, and loses its holder.
+    expect(compact(d, T0).groups).toEqual([...plain, { n: 3, from: T0 - 1_000, to: T0 + 1, last: T0 + 1 }]);
+    // Still running: the nearest pair without it merges.
+    expect(compact(d, T0 - 1).groups).toEqual([{ n: 2, from: T0 - 50_000, to: T0 - 49_900, last: T0 - 49_900 }, ...plain.slice(2), leased, next]);
   });
 });
 
@@ -177,6 +214,10 @@ describe('leases: several slots in one update', () => {
     // No fresh view: the window may have been spent elsewhere.
     expect(leaseSize(taught(), T0 + 61_000, 8)).toBe(0);
     expect(leaseSize(register(taught(), 'w', T0 + 5_000, T0 + 10), T0 + 10, 8, 'me')).toBe(0);
+    // A probe out: none until its answer, or until it lapses.
+    const probed: BudgetData = { ...taught(), probe: { id: 'p', lapses: T0 + 10 } };
+    expect(leaseSize(probed, T0 + 9, 8)).toBe(0);
+    expect(leaseSize(probed, T0 + 10, 8)).toBe(8);
     // 495 counted: 5 more leave half the window.
     let d = taught();
     for (let i = 1; i < 495; i++) d = reserve(d, T0 + i);
