@@ -66,6 +66,14 @@ describe('the decisions', () => {
     expect(decide(d, T0 + 950, 'batch')).toEqual({ ok: false, waitMs: 50, deferred: true });
   });
 
+  it('a waiter that withdraws leaves the others pending and the rest of the budget as it was; lapsed claims go with it', () => {
+    const d: BudgetData = { ...full(1, 1), waiters: { me: T0 + 9_000, lapsed: T0 + 100, other: T0 + 9_000 } };
+    expect(withdraw(d, 'me', T0 + 100)).toEqual({ ...full(1, 1), waiters: { other: T0 + 9_000 } });
+    expect(withdraw(d, 'me', T0 + 99)).toEqual({ ...full(1, 1), waiters: { lapsed: T0 + 100, other: T0 + 9_000 } });
+    // The last claim gone: no waiters at all.
+    expect(withdraw(d, 'me', T0 + 9_000)).toEqual(full(1, 1));
+  });
+
   it('waiters survive the file round trip; damaged entries are dropped', () => {
     const d = register(full(1, 1), 'person', T0 + 9_000, T0);
     expect(normalizeBudget(JSON.parse(JSON.stringify(d))).waiters).toEqual({ person: T0 + 9_000 });
