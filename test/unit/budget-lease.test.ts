@@ -214,6 +214,7 @@ describe('leases: several slots in one update', () => {
     // No fresh view: the window may have been spent elsewhere.
     expect(leaseSize(taught(), T0 + 61_000, 8)).toBe(0);
     expect(leaseSize(register(taught(), 'w', T0 + 5_000, T0 + 10), T0 + 10, 8, 'me')).toBe(0);
+    expect(leaseSize(register(taught(), 'me', T0 + 5_000, T0 + 10), T0 + 10, 8, 'me')).toBe(8);
     // A probe out: none until its answer, or until it lapses.
     const probed: BudgetData = { ...taught(), probe: { id: 'p', lapses: T0 + 10 } };
     expect(leaseSize(probed, T0 + 9, 8)).toBe(0);

@@ -58,6 +58,13 @@ describe('the decisions', () => {
     expect(decide(d2, T0 + 20, 'batch')).toMatchObject({ ok: false, deferred: true });
   });
 
+  it('an interactive command takes a free slot though others wait for one; a batch, the default, defers; nobody defers to their own claim', () => {
+    const d = register(full(2, 1), 'a', T0 + 60_000, T0);
+    expect(decide(d, T0 + 10, 'interactive', 'b')).toEqual({ ok: true });
+    expect(decide(d, T0 + 10)).toEqual({ ok: false, waitMs: DEFER_STEP_MS, deferred: true });
+    expect(decide(d, T0 + 10, 'batch', 'a')).toEqual({ ok: true });
+  });
+
   it('a waiter that lapsed (it died, or gave up silently) holds nobody up', () => {
     const d = register(full(2, 1), 'gone', T0 + 1_000, T0);
     expect(decide(d, T0 + 500, 'batch')).toMatchObject({ ok: false, deferred: true });
