@@ -113,6 +113,8 @@ describe('the budget on an injected clock', () => {
     expect(decide(d, T0).ok).toBe(true);
     d = reserve(d, T0);
     expect(decide(d, T0 + 1)).toEqual({ ok: false, waitMs: 2_999 });
+    // At the reset the view says nothing more: one request goes, as the probe.
+    expect(decide(d, T0 + 3_000)).toEqual({ ok: true, probe: true });
     // Past the reset one request goes; the others wait for its answer.
     d = reserve(d, T0 + 3_000);
     expect(decide(d, T0 + 3_001).ok).toBe(false);
@@ -296,6 +298,8 @@ describe('what the window holds, exactly', () => {
     const d = observe(reserve({ sends: [], windowMs: 5_000 }, T0), { 'x-ratelimit-remaining': '4' }, T0, T0 + 2);
     expect(d.view).toEqual({ remaining: 4, resetAt: undefined, sentAt: T0, at: T0 + 2, foreign: undefined });
     expect(windowUse(d, T0 + 10)).toEqual({ spent: 1, limit: undefined, waiting: 0 });
+    // Nor is the window full: the request goes.
+    expect(decide(d, T0 + 10)).toEqual({ ok: true });
   });
 
   it('the next slot to free is the one the server counted first, whatever the order of the reservations', () => {
@@ -505,6 +509,8 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(first).toEqual({ ok: true, probe: true });
     d = reserve(d, T0, 'a');
     expect(d.probe).toEqual({ id: 'a', lapses: T0 + PROBE_LAPSE_MS });
+    // Its own process is not held back by it.
+    expect(decide(d, T0 + 1, 'batch', 'a')).toEqual({ ok: true, probe: true });
     expect(decide(d, T0 + 1, 'batch', 'b')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
     expect(decide(d, T0 + 1, 'interactive', 'c')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
     // Another client spent all but this one: the window is spent, until its Reset.
