@@ -73,6 +73,18 @@ describe('the decisions', () => {
     expect(decide(d, T0 + 950, 'batch')).toEqual({ ok: false, waitMs: 50, deferred: true });
   });
 
+  it('a claim renewed keeps the others; lapsed claims go; at most 64 are kept, the oldest pushed out', () => {
+    const renewed = register({ ...full(1, 1), waiters: { gone: T0 + 100, me: T0 + 500, other: T0 + 9_000 } }, 'me', T0 + 9_000, T0 + 100);
+    expect(renewed.waiters).toEqual({ other: T0 + 9_000, me: T0 + 9_000 });
+    let d = full(1, 1);
+    for (let i = 0; i < 70; i++) d = register(d, `w${i}`, T0 + 60_000, T0);
+    expect(Object.keys(d.waiters!)).toEqual(Array.from({ length: 64 }, (_, i) => `w${i + 6}`));
+    // One of them renewing its claim pushes out nobody.
+    const again = register(d, 'w10', T0 + 90_000, T0 + 1);
+    expect(Object.keys(again.waiters!).length).toBe(64);
+    expect(again.waiters).toMatchObject({ w6: T0 + 60_000, w10: T0 + 90_000 });
+  });
+
   it('a waiter that withdraws leaves the others pending and the rest of the budget as it was; lapsed claims go with it', () => {
     const d: BudgetData = { ...full(1, 1), waiters: { me: T0 + 9_000, lapsed: T0 + 100, other: T0 + 9_000 } };
     expect(withdraw(d, 'me', T0 + 100)).toEqual({ ...full(1, 1), waiters: { other: T0 + 9_000 } });

@@ -27,6 +27,7 @@ import {
   type BudgetData,
   type Send,
 } from '../../src/http/budget.js';
+import { MAX_HORIZON_MS } from '../../src/http/ratelimit.js';
 import { rateHeaders, slidingWindowServer } from '../support/window-server.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -138,6 +139,14 @@ describe('the budget on an injected clock', () => {
       [T0 - 1_000, T0 - 900],
     ];
     expect(reserve({ sends: old, limit: 10, windowMs: 5_000 }, T0).sends).toEqual([...old.slice(2), [T0, T0]]);
+    // Counted exactly a window and the margin ago: it no longer counts, and goes. Counted more
+    // than an hour ahead (a clock that jumped back, a damaged file): no decision can trust it.
+    const edges: Send[] = [
+      [T0 - 5_100, T0 - 5_000 - SLOT_MARGIN_MS],
+      [T0 + MAX_HORIZON_MS, T0 + MAX_HORIZON_MS],
+      [T0 + MAX_HORIZON_MS + 1, T0 + MAX_HORIZON_MS + 1],
+    ];
+    expect(reserve({ sends: edges, limit: 10, windowMs: 5_000 }, T0).sends).toEqual([[T0, T0], edges[1]]);
     // More in the window than the limit: the ones that free last are kept (by when they were counted).
     const many: Send[] = [
       [T0 - 400, T0 - 100],
@@ -327,16 +336,17 @@ describe('what the window holds, exactly', () => {
     expect(decide(d, T0)).toEqual({ ok: false, waitMs: 5_000 });
   });
 
-  it('with the window unknown, a lease reserved after the view\'s request counts against what the view said was left', () => {
+  it('with the window unknown, what was sent after the view\'s request, one by one or in a lease, counts against what the view said was left', () => {
     const d: BudgetData = {
-      sends: [],
+      // The view's own request, and one after it.
+      sends: [[T0, T0 + 2], [T0 + 10, T0 + 10]],
       groups: [
         { n: 2, from: T0 - 30, to: T0, last: T0 },
         { n: 3, from: T0 + 10, to: T0 + 20, last: T0 + 20 },
       ],
       view: { remaining: 5, resetAt: T0 + 3_000, sentAt: T0, at: T0 + 2 },
     };
-    expect(freeSlots(d, T0 + 30)).toBe(2);
+    expect(freeSlots(d, T0 + 30)).toBe(1);
   });
 
   it('an answer takes as ours only the requests the server surely counts: reserved by the answer, counted within its window', () => {
