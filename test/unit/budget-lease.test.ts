@@ -27,6 +27,7 @@ import {
   type BudgetStore,
   type Send,
 } from '../../src/http/budget.js';
+import { MAX_HORIZON_MS } from '../../src/http/ratelimit.js';
 import { rateHeaders, slidingWindowServer } from '../support/window-server.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -99,6 +100,35 @@ describe('a busy window in a bounded budget: older reservations folded into grou
     const later = compact(d, T0 + 15_000 + 60_000 + 20);
     expect(later.groups).toBeUndefined();
     expect(normalizeBudget(JSON.parse(JSON.stringify(d)), T0 + 15_000)).toEqual(d);
+  });
+
+  it(`the sends beyond the newest ${KEEP_SENDS} fold into one group: all of them, reserved as late as the latest, counted until the latest count`, () => {
+    const old: Send[] = [
+      [T0 - 600, T0 - 100],
+      [T0 - 500, T0 - 400],
+    ];
+    const recent = Array.from({ length: KEEP_SENDS }, (_, i): Send => [T0 - 400 + i, T0 - 400 + i]);
+    const out = compact({ sends: [...old, ...recent], limit: 1_000, windowMs: 60_000 }, T0);
+    expect(out.sends).toEqual(recent);
+    expect(out.groups).toEqual([{ n: 2, from: T0 - 600, to: T0 - 500, last: T0 - 100 }]);
+  });
+
+  it('a folded group takes its place among the others by its last count, and merges with its nearest', () => {
+    const at = (last: number) => ({ n: 1, from: last, to: last, last });
+    const groups = Array.from({ length: MAX_GROUPS }, (_, i) => at(T0 - 100_000 + i * 1_000));
+    // One send beyond the newest kept one by one, counted between the first two groups, 500 ms from each.
+    const sends: Send[] = [[T0 - 99_600, T0 - 99_500], ...Array.from({ length: KEEP_SENDS }, (_, i): Send => [T0 - 1_000 + i, T0 - 1_000 + i])];
+    const out = compact({ sends, groups, limit: 1_000, windowMs: 200_000 }, T0);
+    expect(out.groups).toEqual([{ n: 2, from: T0 - 100_000, to: T0 - 99_600, last: T0 - 99_500 }, ...groups.slice(1)]);
+  });
+
+  it('groups go once no decision can need them: counted a window and the margin ago, or more than an hour ahead; with the window unknown, an hour back', () => {
+    const at = (last: number) => ({ n: 1, from: last - 10, to: last - 10, last });
+    const edge = T0 - 60_000 - SLOT_MARGIN_MS;
+    const d: BudgetData = { sends: [], groups: [at(edge), at(edge + 1), at(T0 + MAX_HORIZON_MS), at(T0 + MAX_HORIZON_MS + 1)], limit: 1_000, windowMs: 60_000 };
+    expect(compact(d, T0).groups).toEqual([at(edge + 1), at(T0 + MAX_HORIZON_MS)]);
+    const unknown: BudgetData = { sends: [], groups: [at(T0 - MAX_HORIZON_MS), at(T0 - MAX_HORIZON_MS + 1), at(T0 - 1_000)] };
+    expect(compact(unknown, T0).groups).toEqual([at(T0 - MAX_HORIZON_MS + 1), at(T0 - 1_000)]);
   });
 
   it('never frees a slot sooner than every reservation one by one would', () => {
@@ -191,6 +221,8 @@ describe('a busy window in a bounded budget: older reservations folded into grou
     expect(compact(d, T0).groups).toEqual([...plain, { n: 3, from: T0 - 1_000, to: T0 + 1, last: T0 + 1 }]);
     // Still running: the nearest pair without it merges.
     expect(compact(d, T0 - 1).groups).toEqual([{ n: 2, from: T0 - 50_000, to: T0 - 49_900, last: T0 - 49_900 }, ...plain.slice(2), leased, next]);
+    // Exactly MAX_GROUPS groups: none merges.
+    expect(compact({ ...d, groups: [...plain, leased] }, T0).groups).toEqual([...plain, leased]);
   });
 });
 

@@ -157,6 +157,12 @@ describe('the budget on an injected clock', () => {
     // Without a window, an hour's sends, the last `limit` by reservation: the server view counts from its own request.
     expect(reserve({ sends: old }, T0).sends).toEqual([...old, [T0, T0]]);
     expect(reserve({ sends: old, limit: 2 }, T0).sends).toEqual([old[3], [T0, T0]]);
+    // Even when an older reservation was counted later: it is the last by reservation that the view's remaining counts.
+    const late: Send[] = [
+      [T0 - 300, T0 - 10],
+      [T0 - 200, T0 - 190],
+    ];
+    expect(reserve({ sends: late, limit: 2 }, T0).sends).toEqual([late[1], [T0, T0]]);
   });
 
   it('pruning to the limit changes no decision: slots and foreign requests alike', () => {
