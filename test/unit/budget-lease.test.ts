@@ -224,6 +224,12 @@ describe('a busy window in a bounded budget: older reservations folded into grou
     // Exactly MAX_GROUPS groups: none merges.
     expect(compact({ ...d, groups: [...plain, leased] }, T0).groups).toEqual([...plain, leased]);
   });
+
+  it('when every pair holds a running lease, the nearest two merge all the same: the budget stays bounded', () => {
+    const leases = Array.from({ length: MAX_GROUPS + 1 }, (_, i) => ({ n: 1, from: T0 - 10, to: T0 + 1_000, last: T0 + 1_000 + i * 10 - (i === MAX_GROUPS ? 9 : 0), owner: `p${i}` }));
+    const out = compact({ sends: [], groups: leases, limit: 1_000, windowMs: 60_000 }, T0);
+    expect(out.groups).toEqual([...leases.slice(0, -2), { n: 2, from: T0 - 10, to: T0 + 1_000, last: leases.at(-1)!.last }]);
+  });
 });
 
 describe('leases: several slots in one update', () => {
