@@ -248,6 +248,8 @@ describe('leases: several slots in one update', () => {
     expect(leaseSize(taught(), T0 + 10, 1)).toBe(0);
     // The platform's 20 a minute: never.
     expect(leaseSize(taught(20), T0 + 10, 8)).toBe(0);
+    // Nor just below 100, where a sixteenth of the limit would allow six.
+    expect(leaseSize(taught(LEASE_MIN_LIMIT - 1), T0 + 10, 8)).toBe(0);
     expect(leaseSize(taught(LEASE_MIN_LIMIT), T0 + 10, 8)).toBe(Math.floor(LEASE_MIN_LIMIT / 16));
     // No fresh view: the window may have been spent elsewhere.
     expect(leaseSize(taught(), T0 + 61_000, 8)).toBe(0);
