@@ -264,6 +264,10 @@ describe('leases: several slots in one update', () => {
     for (let i = 1; i < 495; i++) d = reserve(d, T0 + i);
     expect(leaseSize(d, T0 + 600, 8)).toBe(5);
     expect(leaseSize(reserve(d, T0 + 600), T0 + 601, 8)).toBe(4);
+    // Two that leave half the window are a lease; one is not.
+    d = reserve(reserve(reserve(d, T0 + 600), T0 + 601), T0 + 602);
+    expect(leaseSize(d, T0 + 603, 8)).toBe(2);
+    expect(leaseSize(reserve(d, T0 + 603), T0 + 604, 8)).toBe(0);
     // A 429 seen by anyone: none until its block ends.
     expect(leaseSize(on429(d, T0 + 494, 5_000, T0 + 600), T0 + 601, 8)).toBe(0);
   });
@@ -303,6 +307,42 @@ describe('leases: several slots in one update', () => {
     expect(onDisk().groups!.map((g) => g.n)).toEqual([LEASE_FIRST, 3]);
     expect(windowUse(onDisk(), now).spent).toBe(1 + LEASE_FIRST + 3);
     expect(onDisk().view?.remaining).toBe(served);
+  });
+
+  it('a lease lapses within a sixteenth of a short window: in a second, after 62 ms', () => {
+    const a = new BudgetFile(stateFile(), 'fp', () => now);
+    a.tryReserve();
+    now += 2;
+    a.observe(headers(1_000, 999, 1), T0);
+    now += 1;
+    a.tryReserve();
+    expect(a.read().groups).toEqual([{ n: LEASE_FIRST, from: T0 + 3, to: T0 + 3 + 62, last: T0 + 3 + 62, owner: a.id }]);
+  });
+
+  it('a holder hands back only its own lease: not another holder\'s granted at the same moment, nor an older one of its own left unreturned, nor one merged away', () => {
+    const store = new MemoryStore(() => now);
+    const a = new Budget<true>(store);
+    a.tryReserve();
+    now += 2;
+    a.observe(headers(1_000, 999, 60), T0);
+    now += 1;
+    a.tryReserve();
+    const own = { n: LEASE_FIRST, from: T0 + 3, to: T0 + 1_003, last: T0 + 1_003, owner: a.id };
+    expect(store.read().groups).toEqual([own]);
+    // An older lease of its own that lapsed unreturned (a shared store's overlapping updates), and another holder's granted at T0 + 3 too.
+    const older = { n: 2, from: T0 - 500, to: T0 + 500, last: T0 + 500, owner: a.id };
+    const other = { n: 3, from: T0 + 3, to: T0 + 1_003, last: T0 + 1_003, owner: 'other' };
+    store.update((d) => ({ data: { ...d, groups: [older, other, own] }, result: undefined }));
+    now += 2;
+    a.flush();
+    // One slot sent: the lease keeps it, reserved at T0 + 3.
+    expect(store.read().groups).toEqual([older, other, { n: 1, from: T0 + 3, to: T0 + 3, last: T0 + 1_003 }]);
+    // A lease merged away keeps all its slots until it lapses: nothing to hand back.
+    a.tryReserve();
+    const merged = { n: 9, from: T0 - 500, to: T0 + 1_005, last: T0 + 1_005 };
+    store.update((d) => ({ data: { ...d, groups: [merged] }, result: undefined }));
+    a.flush();
+    expect(store.read().groups).toEqual([merged]);
   });
 
   it('a lease lapses: its slots are not used after it, and what was not sent is handed back', () => {
