@@ -165,6 +165,16 @@ describe('the budget on an injected clock', () => {
     expect(reserve({ sends: late, limit: 2 }, T0).sends).toEqual([late[1], [T0, T0]]);
   });
 
+  it('a reservation stamped before one already in the budget (another machine\'s clock) takes its place by time: the last by reservation are kept', () => {
+    let d: BudgetData = { sends: [[T0 + 100, T0 + 100]], limit: 2, view: { remaining: 5, resetAt: T0 + 3_000, sentAt: T0 + 50, at: T0 + 52 } };
+    d = reserve(d, T0);
+    expect(d.sends).toEqual([[T0, T0], [T0 + 100, T0 + 100]]);
+    d = reserve(d, T0 + 1);
+    expect(d.sends).toEqual([[T0 + 1, T0 + 1], [T0 + 100, T0 + 100]]);
+    // The one reserved after the view's request still counts against what it said was left.
+    expect(freeSlots(d, T0 + 2)).toBe(4);
+  });
+
   it('pruning to the limit changes no decision: slots and foreign requests alike', () => {
     // A 10-per-5s window kept full by this machine for a minute, with other machines' requests seen in the views.
     const srv = server(10, 5_000);
