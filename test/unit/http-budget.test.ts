@@ -121,6 +121,22 @@ describe('the budget on an injected clock', () => {
     expect(decide(d, T0 + 3_001).ok).toBe(false);
   });
 
+  it('with the window known, a Reset that has passed changes nothing: an answer to an earlier request still updates the view', () => {
+    // Five of the server's count were other machines' at T0 - 90; a request reserved at T0 - 50 is in flight.
+    let d: BudgetData = {
+      sends: [[T0 - 100, T0 - 90], [T0 - 50, T0 - 50]],
+      limit: 10,
+      windowMs: 5_000,
+      view: { remaining: 4, resetAt: T0 + 1_000, sentAt: T0 - 100, at: T0 - 90, foreign: 5 },
+      answeredAt: T0 - 90,
+    };
+    d = reserve(d, T0 + 1_000);
+    // Its answer: three counted, all this machine's. The others have gone.
+    d = observe(d, headers(10, 7, 4), T0 - 50, T0 + 1_005);
+    expect(d.view?.foreign).toBe(0);
+    expect(freeSlots(d, T0 + 1_010)).toBe(7);
+  });
+
   it('a 429 blocks everyone until Retry-After and lengthens the window, and the refused request is not counted', () => {
     let d: BudgetData = { sends: [], limit: 10, windowMs: 5_000 };
     d = reserve(d, T0);
