@@ -567,6 +567,8 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(decide(d, T0 + PROBE_LAPSE_MS, 'batch', 'b')).toEqual({ ok: true, probe: true });
     expect(decide(unprobe(d, 'b'), T0 + 1, 'batch', 'b').ok).toBe(false);
     expect(decide(unprobe(d, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
+    // With no probe out (it was answered, or lapsed and forgotten), there is nothing to undo.
+    expect(unprobe({ sends: [[T0, T0]] }, 'a')).toEqual({ sends: [[T0, T0]] });
   });
 
   it('a view older than a window is no view; a 429 forgets it, so after the block one request probes again', () => {
