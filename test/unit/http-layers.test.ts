@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
 import { compose, type Exchange } from '../../src/http/layers.js';
-import { answer, drive } from './http-support.js';
+import { answer, drive, rejection } from './http-support.js';
 import { statusErrors } from '../../src/http/status.js';
 import { MAX_REDIRECTS, nextHop, redirects, resolveUrl } from '../../src/http/origin.js';
 import { MAX_429_RETRIES, wait429 } from '../../src/http/wait429.js';
@@ -16,15 +16,6 @@ import { budgetLayer } from '../../src/http/budget.js';
 const ORIGIN = 'https://api.example.invalid';
 const SECRET = 'hct_layers_TEST_secret_0123456789';
 const get = (path = '/v1/apps', over: Partial<Exchange> = {}): Exchange => ({ method: 'GET', url: new URL(`${ORIGIN}${path}`), headers: { accept: 'application/json' }, body: undefined, ...over });
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('error mapping (statusErrors)', () => {
   const layer = (acceptAnyStatus = false, recorded = true) => statusErrors({ acceptAnyStatus, origin: ORIGIN, recorded: () => recorded });
