@@ -112,6 +112,25 @@ describe('the spinner', () => {
     expect(plain(stderr.text)).toBe(HIDE + frame('- Fetching apps…') + SHOW);
   });
 
+  it('steps through every frame at its interval and starts again after the last, braille or line', async () => {
+    // ora draws the next frame once its interval has passed by Date.now(): that clock too.
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    // The frame of each drawing, after the cursor moves ora writes to redraw.
+    const drawn = async (env: NodeJS.ProcessEnv, interval: number, steps: number) => {
+      const { io, stderr } = ioWith({ stderr: stream({ isTTY: true }), env });
+      const s = await io.spinner('x');
+      for (let i = 0; i < steps; i++) vi.advanceTimersByTime(interval);
+      s.stop();
+      return [...plain(stderr.text).matchAll(/\u001b\[\?2026h(?:\u001b\[[0-9]*[A-Z])*(.*?) x\u001b\[\?2026l/g)].map((m) => m[1]);
+    };
+    expect(await drawn({}, 80, 10)).toEqual(['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏', '⠋']);
+    expect(await drawn({ TERM: 'linux' }, 130, 4)).toEqual(['-', '\\', '|', '/', '-']);
+    // A step shorter than the interval draws nothing new.
+    expect(await drawn({}, 79, 1)).toEqual(['⠋']);
+    expect(await drawn({ TERM: 'linux' }, 129, 1)).toEqual(['-']);
+  });
+
   it("leaves the terminal's input alone: keys typed meanwhile are not swallowed (no raw mode)", async () => {
     // ora would discard the process's own stdin when it is a terminal: this one says it is.
     const stdin = process.stdin as typeof process.stdin & Record<string, unknown>;
