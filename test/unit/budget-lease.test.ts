@@ -246,6 +246,8 @@ describe('leases: several slots in one update', () => {
   it('only where a slot is worth less than a lock: a limit of 100 or more, a fresh view, no waiter, no probe, half the window left after it', () => {
     expect(leaseSize(taught(), T0 + 10, 8)).toBe(8);
     expect(leaseSize(taught(), T0 + 10, 1)).toBe(0);
+    // Two wanted: the smallest lease there is.
+    expect(leaseSize(taught(), T0 + 10, 2)).toBe(2);
     // The platform's 20 a minute: never.
     expect(leaseSize(taught(20), T0 + 10, 8)).toBe(0);
     // Nor just below 100, where a sixteenth of the limit would allow six.
