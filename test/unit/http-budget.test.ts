@@ -1,8 +1,8 @@
 // The shared budget's decisions, on an injected clock: no test here waits.
 
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   BudgetFile,
@@ -515,6 +515,26 @@ describe('the budget file', () => {
     expect(store.update(() => ({ data: { sends: [] }, result: 'written' }), 'fallback')).toBe('fallback');
     const a = new BudgetFile(join(home, 'state.json'), 'fp', () => T0);
     expect(a.tryReserve()).toEqual({ sentAt: T0 });
+  });
+
+  it('is named by the fingerprint\'s letters, digits, _ and -, at most 64 of them: no fingerprint names a file outside the budget directory', () => {
+    const state = join(tmpdir(), 'hostctl-nowhere', 'state.json');
+    const budgetDir = join(tmpdir(), 'hostctl-nowhere', 'budget');
+    expect(new FileStore(state, 'Ab-9_z').path).toBe(join(budgetDir, 'Ab-9_z.json'));
+    expect(new FileStore(state, '../../etc/pass wd').path).toBe(join(budgetDir, 'etcpasswd.json'));
+    expect(new FileStore(state, `${'f'.repeat(64)}0`).path).toBe(join(budgetDir, `${'f'.repeat(64)}.json`));
+  });
+
+  it('an update with nothing to change writes nothing: a batch that must wait, a withdraw with no claim, an unprobe with no probe', () => {
+    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => T0 + 10);
+    // A window of one, spent; with a field of a later version's, which a rewrite would drop.
+    const text = `${JSON.stringify({ sends: [[T0, T0 + 2]], limit: 1, windowMs: 5_000, answeredAt: T0 + 2, later: 'kept' })}\n`;
+    mkdirSync(dirname(a.path));
+    writeFileSync(a.path, text);
+    expect(a.tryReserve()).toEqual({ waitMs: 2 + 5_000 + SLOT_MARGIN_MS - 10 });
+    a.withdraw();
+    a.unprobe();
+    expect(readFileSync(a.path, 'utf8')).toBe(text);
   });
 
   it('seen() is what this process last wrote, and an empty budget before its first update', () => {
