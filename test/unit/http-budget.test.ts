@@ -1,6 +1,6 @@
 // The shared budget's decisions, on an injected clock: no test here waits.
 
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -535,6 +535,25 @@ describe('the budget file', () => {
     a.withdraw();
     a.unprobe();
     expect(readFileSync(a.path, 'utf8')).toBe(text);
+  });
+
+  it('whose lock another process keeps holding: an update gives up waiting for it and goes without it, leaving the holder its lock', () => {
+    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => T0);
+    // A live holder's lock: newer than now however long the wait, never taken over as left by a dead process.
+    const lock = `${a.path}.lock`;
+    mkdirSync(lock, { recursive: true });
+    const ahead = Date.now() / 1000 + 3_600;
+    utimesSync(lock, ahead, ahead);
+    // The wait (2 s) is on this machine's clock, which here runs half a second at each look: no real wait.
+    let clock = Date.now();
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => (clock += 500));
+    try {
+      expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(existsSync(lock)).toBe(true);
+    expect(normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), T0).sends).toEqual([[T0, T0]]);
   });
 
   it('seen() is what this process last wrote, and an empty budget before its first update', () => {
