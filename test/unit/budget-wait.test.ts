@@ -26,4 +26,22 @@ describe('waitForSlots', () => {
   it('is unknown before the window is known', () => {
     expect(waitForSlots({ sends: [] }, 3, now)).toBeUndefined();
   });
+
+  it('is 0 for no request at all, even before the window is known', () => {
+    expect(waitForSlots({ sends: [] }, 0, now)).toBe(0);
+    expect(waitForSlots({ sends: [] }, -1, now)).toBe(0);
+  });
+
+  it('is unknown while either the limit or the window is, and with a limit of 0 (a damaged file)', () => {
+    expect(waitForSlots({ sends: [], limit: 4 }, 3, now)).toBeUndefined();
+    expect(waitForSlots({ sends: [], windowMs: 60_000 }, 3, now)).toBeUndefined();
+    expect(waitForSlots({ sends: [], limit: 0, windowMs: 60_000 }, 3, now)).toBeUndefined();
+  });
+
+  it('with nothing counted in the window, the whole limit goes now, and each further window frees it again', () => {
+    const empty: BudgetData = { sends: [], limit: 4, windowMs: 60_000 };
+    expect(waitForSlots(empty, 4, now)).toBe(0);
+    expect(waitForSlots(empty, 5, now)).toBe(60_000);
+    expect(waitForSlots(empty, 9, now)).toBe(120_000);
+  });
 });

@@ -12,12 +12,14 @@ import {
   PROBE_STEP_MS,
   SLOT_MARGIN_MS,
   allRates,
+  budgetLeft,
   decide,
   freeSlots,
   lastRate,
   normalizeBudget,
   observe,
   on429,
+  pollInterval,
   prune,
   quietAnswer,
   register,
@@ -398,6 +400,39 @@ describe('what the window holds, exactly', () => {
       windowMs: 5_000,
     };
     expect(observe(d, headers(10, 7, 5), T0, T0 + 20).view?.foreign).toBe(1);
+  });
+});
+
+describe('what the budget tells the commands', () => {
+  it('windowUse counts this machine\'s requests in the window and its margin, the other machines\' of the view, and the waiters', () => {
+    const d: BudgetData = {
+      // Counted a window and the margin ago: gone; a millisecond later, and 10 ms ago: in it.
+      sends: [[T0 - 5_010, T0 - 5_010], [T0 - 5_009, T0 - 5_009], [T0 - 10, T0 - 10]],
+      limit: 10,
+      windowMs: 5_000,
+      view: { remaining: 5, sentAt: T0 - 10, at: T0 - 5, foreign: 3 },
+    };
+    expect(windowUse(register(d, 'w', T0 + 1_000, T0), T0)).toEqual({ spent: 2 + 3, limit: 10, waiting: 1 });
+  });
+
+  it('budgetLeft: the limit less what the window holds, never below 0; with the window unknown, what the last view said, if anything', () => {
+    // Counted exactly a window ago: free again.
+    const d: BudgetData = { sends: [[T0 - 5_000, T0 - 5_000], [T0 - 4_999, T0 - 4_999], [T0 - 10, T0 - 10]], limit: 10, windowMs: 5_000 };
+    expect(budgetLeft(d, T0)).toBe(8);
+    expect(budgetLeft({ ...d, limit: 1 }, T0)).toBe(0);
+    const view = { remaining: 4, sentAt: T0 - 10, at: T0 - 5 };
+    expect(budgetLeft({ sends: [], limit: 10, view }, T0)).toBe(4);
+    expect(budgetLeft({ sends: [], windowMs: 5_000, view }, T0)).toBe(4);
+    expect(budgetLeft({ sends: [] }, T0)).toBeUndefined();
+  });
+
+  it('pollInterval: a share of the window learnt per request, rounded up; before one is learnt, of the platform\'s 20 a minute', () => {
+    // 10 a 5-second window: a request each 500 ms; a quarter of the budget, one each 2 s.
+    expect(pollInterval({ sends: [], limit: 10, windowMs: 5_000 }, 0.25)).toBe(2_000);
+    expect(pollInterval({ sends: [], limit: 3, windowMs: 1_000 }, 1)).toBe(334);
+    // No budget, no limit, no window, or a limit of 0 (a damaged file): 3 s a request, half of the budget one each 6 s.
+    const unknown: (BudgetData | undefined)[] = [undefined, { sends: [] }, { sends: [], limit: 10 }, { sends: [], windowMs: 5_000 }, { sends: [], limit: 0, windowMs: 5_000 }];
+    for (const u of unknown) expect(pollInterval(u, 0.5), JSON.stringify(u)).toBe(6_000);
   });
 });
 
