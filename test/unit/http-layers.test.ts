@@ -357,7 +357,8 @@ describe('the verbose log', () => {
 });
 
 describe('the budget layer', () => {
-  function file(waits: number[], probe = false) {
+  /** A budget file that says wait as `waits` says (a number: a spent window), then gives a slot each time. */
+  function file(waits: Array<number | { waitMs: number; deferred: true }>, probe = false) {
     const calls: string[] = [];
     let n = 0;
     return {
@@ -365,7 +366,7 @@ describe('the budget layer', () => {
       tryReserve: (force = false) => {
         calls.push(`reserve${force ? '!' : ''}`);
         const w = waits[n++];
-        if (w !== undefined) return { waitMs: w };
+        if (w !== undefined) return typeof w === 'number' ? { waitMs: w } : w;
         return probe ? { sentAt: 100 + n, probe: true as const } : { sentAt: 100 + n };
       },
       observe: (h: Record<string, string>, sentAt: number, fold = true) =>
@@ -410,5 +411,33 @@ describe('the budget layer', () => {
     });
     await expect(failing(get())).rejects.toThrow('connection refused');
     expect(f.calls).toEqual(['reserve', 'observe!@101', 'reserve', 'unprobe', 'reserve', 'unprobe']);
+  });
+
+  it('a request that was not the probe and fails undoes nothing: the budget counts it as sent', async () => {
+    const f = file([]);
+    const failing = compose([budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
+      throw new Error('connection refused');
+    });
+    await expect(failing(get())).rejects.toThrow('connection refused');
+    expect(f.calls).toEqual(['reserve']);
+  });
+
+  it('a wait while an interactive command takes the slot (deferred) goes to defer, a spent window to pace; without defer, both are paced', async () => {
+    const waits = () => [{ waitMs: 100, deferred: true as const }, 40];
+    const both: string[] = [];
+    const f = file(waits());
+    await drive(budgetLayer({ file: f, origin: ORIGIN, pace: async (ms) => void both.push(`pace ${ms}`), defer: async (ms) => void both.push(`defer ${ms}`), now: () => 0 }), [answer(200)]).send(get());
+    expect(both).toEqual(['defer 100', 'pace 40']);
+    const paced: number[] = [];
+    await drive(budgetLayer({ file: file(waits()), origin: ORIGIN, pace: async (ms) => void paced.push(ms), now: () => 0 }), [answer(200)]).send(get());
+    expect(paced).toEqual([100, 40]);
+  });
+
+  it('a wait that is refused (--no-wait, --max-wait) withdraws the claim, and nothing is sent', async () => {
+    const f = file([40]);
+    const { send, seen } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: () => Promise.reject(new RateLimitError('spent', 'hint')), now: () => 0 }), [answer(200)]);
+    expect(await rejection(send(get()))).toBeInstanceOf(RateLimitError);
+    expect(seen).toHaveLength(0);
+    expect(f.calls).toEqual(['reserve', 'withdraw']);
   });
 });
