@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
+  Budget,
   BudgetFile,
   FileStore,
   MAX_GROUPS,
@@ -27,6 +28,7 @@ import {
   unprobe,
   windowUse,
   type BudgetData,
+  type BudgetStore,
   type Send,
 } from '../../src/http/budget.js';
 import { MAX_HORIZON_MS } from '../../src/http/ratelimit.js';
@@ -591,6 +593,14 @@ describe('the budget file', () => {
     expect(normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), T0).sends).toEqual([[T0, T0]]);
   });
 
+  it('a store that cannot be reached at all (its every update the fallback): the request goes unbudgeted, and its answer fails nothing', () => {
+    const unreachable: BudgetStore<true> = { now: () => T0, read: () => ({ sends: [] }), update: (_fn, fallback) => fallback };
+    const a = new Budget<true>(unreachable);
+    expect(a.tryReserve()).toEqual({ sentAt: T0 });
+    // This process never saw the budget, so it has nothing to fold the answer into.
+    expect(a.observe(headers(10, 9, 5), T0)).toBeUndefined();
+  });
+
   it('seen() is what this process last wrote, and an empty budget before its first update', () => {
     let now = T0;
     const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => now);
@@ -643,6 +653,19 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(decide(unprobe(d, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
     // With no probe out (it was answered, or lapsed and forgotten), there is nothing to undo.
     expect(unprobe({ sends: [[T0, T0]] }, 'a')).toEqual({ sends: [[T0, T0]] });
+  });
+
+  it('BudgetFile: a probe that fails is undone at once: the next process probes without waiting for it to lapse', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+    dirs.push(dir);
+    let now = T0;
+    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+    const b = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+    expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
+    now += 1;
+    expect(b.tryReserve()).toEqual({ waitMs: PROBE_STEP_MS, deferred: true });
+    a.unprobe();
+    expect(b.tryReserve()).toEqual({ sentAt: T0 + 1, probe: true });
   });
 
   it('a view older than a window is no view; a 429 forgets it, so after the block one request probes again', () => {
@@ -806,6 +829,57 @@ describe('folding an answer into the next update', () => {
     a.flush();
     expect(onDisk().rate?.remaining).toBe(7);
     expect(onDisk().sends.at(-1)).toEqual([T0 + 20, T0 + 23]);
+  });
+
+  /** A BudgetFile on a clock the test moves, whose first request taught it 10 a 5-second window (written at once), and what its file holds. */
+  function taughtFile() {
+    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+    dirs.push(dir);
+    const clock = { now: T0 };
+    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => clock.now);
+    a.tryReserve();
+    clock.now += 2;
+    a.observe(headers(10, 9, 5), T0);
+    const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), clock.now);
+    return { a, clock, onDisk };
+  }
+
+  it('BudgetFile: an answer its caller wants written at once (a probe\'s, an unpaced request\'s) is, however quiet', () => {
+    const { a, clock, onDisk } = taughtFile();
+    clock.now = T0 + 12;
+    a.tryReserve();
+    clock.now = T0 + 15;
+    a.observe(headers(10, 8, 5), T0 + 12, false);
+    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15]]);
+  });
+
+  it('BudgetFile: giving up a wait (withdraw) writes the answer folded for later, as every update does', () => {
+    const { a, clock, onDisk } = taughtFile();
+    clock.now = T0 + 12;
+    a.tryReserve();
+    clock.now = T0 + 15;
+    a.observe(headers(10, 8, 5), T0 + 12);
+    expect(onDisk().sends.at(-1)).toEqual([T0 + 12, T0 + 12]);
+    // A batch command that never registered as a waiter: there is no claim to take back, but the answer is written.
+    a.withdraw();
+    expect(onDisk().sends.at(-1)).toEqual([T0 + 12, T0 + 15]);
+    expect(onDisk().waiters).toBeUndefined();
+  });
+
+  it('BudgetFile: of two answers in flight, the quiet one folded first is written with the second, not replaced by it', () => {
+    const { a, clock, onDisk } = taughtFile();
+    clock.now = T0 + 12;
+    a.tryReserve();
+    clock.now = T0 + 13;
+    a.tryReserve();
+    clock.now = T0 + 15;
+    a.observe(headers(10, 8, 5), T0 + 12);
+    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 12], [T0 + 13, T0 + 13]]);
+    clock.now = T0 + 16;
+    a.observe(headers(10, 7, 5), T0 + 13);
+    a.flush();
+    // Neither was a slot of a lease, which would count it until the lease lapses: each answer's time is written.
+    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15], [T0 + 13, T0 + 16]]);
   });
 
   it('BudgetFile: a folded answer no reservation follows is written half a window after its request', () => {
