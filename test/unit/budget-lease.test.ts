@@ -311,6 +311,94 @@ describe('leases: several slots in one update', () => {
     expect(onDisk().view?.remaining).toBe(served);
   });
 
+  /** A Budget on a memory store whose first request (the probe, at T0) taught it 1,000 a minute, answered at T0 + 2. */
+  function taughtBudget() {
+    const store = new MemoryStore(() => now);
+    const a = new Budget<true>(store);
+    a.tryReserve();
+    now += 2;
+    a.observe(headers(1_000, 999, 60), T0);
+    return { store, a };
+  }
+
+  it('a command\'s first reservation never leases, even on a window another process taught; its slots are its own from the millisecond of the grant, not before', () => {
+    const { store } = taughtBudget();
+    now = T0 + 3;
+    const b = new Budget<true>(store);
+    expect(b.tryReserve()).toEqual({ sentAt: T0 + 3 });
+    expect(store.read().groups).toBeUndefined();
+    expect(b.tryReserve()).toEqual({ sentAt: T0 + 3 });
+    expect(store.read().groups).toEqual([{ n: LEASE_FIRST, from: T0 + 3, to: T0 + 1_003, last: T0 + 1_003, owner: b.id }]);
+    // In the same millisecond: a slot of the lease, without the store.
+    const updates = store.updates;
+    expect(b.tryReserve()).toEqual({ sentAt: T0 + 3 });
+    expect(store.updates).toBe(updates);
+    // A clock that stepped back before the grant: not a slot of it.
+    now = T0 + 2;
+    expect(b.tryReserve()).toEqual({ sentAt: T0 + 2 });
+    expect(store.updates).toBe(updates + 1);
+  });
+
+  it('a lease handed back keeps the slots sent, reserved until the last of them; the next lease doubles only after one used up', () => {
+    const { store, a } = taughtBudget();
+    for (const t of [T0 + 3, T0 + 5, T0 + 9]) {
+      now = t;
+      a.tryReserve();
+    }
+    a.flush();
+    expect(store.read().groups).toEqual([{ n: 3, from: T0 + 3, to: T0 + 9, last: T0 + 1_003 }]);
+    // A lease that lapses with slots unsent: the next is no larger.
+    now = T0 + 20;
+    a.tryReserve();
+    now = T0 + 1_020;
+    a.tryReserve();
+    expect(store.read().groups!.at(-1)).toEqual({ n: LEASE_FIRST, from: T0 + 1_020, to: T0 + 2_020, last: T0 + 2_020, owner: a.id });
+  });
+
+  it('flush() with nothing folded and no lease held asks nothing of the store', () => {
+    const store = new MemoryStore(() => now);
+    const a = new Budget<true>(store);
+    a.flush();
+    expect(store.updates).toBe(0);
+    a.tryReserve();
+    now += 2;
+    // The first answer teaches the window: written at once, nothing left for flush().
+    a.observe(headers(1_000, 999, 60), T0);
+    a.flush();
+    expect(store.updates).toBe(2);
+  });
+
+  it('an answer folded for a request sent before the lease was granted is written with the next update, not replaced by a lease slot\'s', () => {
+    const { store, a } = taughtBudget();
+    now = T0 + 3;
+    // A reservation of its own (forced: an unpaced request), then a lease.
+    a.tryReserve(true);
+    now = T0 + 4;
+    a.tryReserve();
+    now = T0 + 5;
+    a.observe(headers(1_000, 998, 60), T0 + 3);
+    expect(store.read().sends.at(-1)).toEqual([T0 + 3, T0 + 3]);
+    now = T0 + 6;
+    a.observe(headers(1_000, 997, 60), T0 + 4);
+    a.flush();
+    expect(store.read().sends.at(-1)).toEqual([T0 + 3, T0 + 5]);
+  });
+
+  it('answers to a lease\'s slots that come after it lapsed, the later request\'s first: both are written, and the view is the later request\'s', () => {
+    const { store, a } = taughtBudget();
+    now = T0 + 3;
+    a.tryReserve();
+    now = T0 + 4;
+    a.tryReserve();
+    // The lease lapses at T0 + 1,003; the second slot's answer comes then, the first one's after it.
+    now = T0 + 1_003;
+    a.observe(headers(1_000, 997, 60), T0 + 4);
+    now = T0 + 1_004;
+    a.observe(headers(1_000, 998, 60), T0 + 3);
+    a.flush();
+    expect(store.read().view).toMatchObject({ remaining: 997, sentAt: T0 + 4, at: T0 + 1_003 });
+  });
+
   it('a lease lapses within a sixteenth of a short window: in a second, after 62 ms', () => {
     const a = new BudgetFile(stateFile(), 'fp', () => now);
     a.tryReserve();
