@@ -199,6 +199,15 @@ describe('BudgetFile: two processes sharing the file', () => {
     expect(batch.tryReserve()).toEqual({ waitMs: W + SLOT_MARGIN_MS });
   });
 
+  it('a BudgetFile made without a priority is a batch: it waits without a claim, and defers to an interactive waiter', () => {
+    const { clock, person, freeAt } = scene('default');
+    const plain = new BudgetFile(join(dir, 'default', 'state.json'), 'fp', () => clock.now);
+    expect(plain.tryReserve()).toEqual({ waitMs: freeAt - clock.now });
+    expect(Object.keys(person.read().waiters ?? {})).toEqual([person.id]);
+    clock.now = freeAt;
+    expect(plain.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
+  });
+
   it('a waiter that gives up withdraws, and the batch goes at once', () => {
     const { clock, batch, person, freeAt } = scene('gave-up');
     clock.now = freeAt;

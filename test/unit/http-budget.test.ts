@@ -621,10 +621,17 @@ describe('the budget file', () => {
     const listed = readdirSync(join(home, 'budget')).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5));
     expect([...listed].sort()).toEqual(fingerprints);
     listed.forEach((fp, i) => new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 + i * 1_000, remaining: 10 - i })));
-    // A token whose remaining is not known shows nothing.
+    // A token whose remaining is not known shows nothing, nor one with no rate state yet.
     new BudgetFile(state, 'fe', () => T0).updateRate(() => ({ seenAt: T0 + 9_000 }));
+    new BudgetFile(state, 'ff', () => T0).tryReserve();
+    // Nor is a file other than a budget one (an editor's backup) a token.
+    writeFileSync(join(home, 'budget', 'fa.json~'), readFileSync(join(home, 'budget', 'fa.json')));
     expect(allRates(state)).toEqual(listed.map((fp, i) => ({ fingerprint: fp, rate: { seenAt: T0 + i * 1_000, remaining: 10 - i } })).reverse());
     expect(lastRate(state, 'fe')).toEqual({ seenAt: T0 + 9_000 });
+  });
+
+  it('allRates: none on a machine where no token was seen yet (no budget directory)', () => {
+    expect(allRates(join(dir(), 'state.json'))).toEqual([]);
   });
 });
 
