@@ -399,6 +399,33 @@ describe('leases: several slots in one update', () => {
     expect(store.read().view).toMatchObject({ remaining: 997, sentAt: T0 + 4, at: T0 + 1_003 });
   });
 
+  it('a lease granted with no view kept (a 429 forgot it; the answer since had no rate headers) is granted all the same', () => {
+    const { store, a } = taughtBudget();
+    now = T0 + 3;
+    a.tryReserve();
+    a.on429(T0 + 3, 1_000);
+    now = T0 + 1_100;
+    expect(a.tryReserve()).toEqual({ sentAt: T0 + 1_100, probe: true });
+    a.observe({}, T0 + 1_100, false);
+    expect(store.read().view).toBeUndefined();
+    now = T0 + 1_110;
+    expect(a.tryReserve()).toEqual({ sentAt: T0 + 1_110 });
+    expect(store.read().groups!.at(-1)).toMatchObject({ n: LEASE_FIRST, from: T0 + 1_110, owner: a.id });
+  });
+
+  it('a probe that fails after another answer let the others go has nothing left to undo, and fails nothing (a shared store would take a failure for its own)', () => {
+    const store = new MemoryStore(() => now);
+    const a = new Budget<true>(store);
+    const b = new Budget<true>(store);
+    expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
+    // b's request, forced out while the probe was in flight, is answered first.
+    b.tryReserve(true);
+    b.observe(headers(1_000, 998, 60), T0, false);
+    expect(store.read().probe).toBeUndefined();
+    a.unprobe();
+    expect(store.read().probe).toBeUndefined();
+  });
+
   it('a lease lapses within a sixteenth of a short window: in a second, after 62 ms', () => {
     const a = new BudgetFile(stateFile(), 'fp', () => now);
     a.tryReserve();
