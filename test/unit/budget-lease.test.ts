@@ -426,6 +426,37 @@ describe('leases: several slots in one update', () => {
     expect(store.read().probe).toBeUndefined();
   });
 
+  it('with a store that answers late (a shared one), an answer folded while a lease was being granted is written with the next, not taken for a slot of that lease', async () => {
+    const memory = new MemoryStore(() => now);
+    const late: (() => void)[] = [];
+    let holding = false;
+    // The memory store, but while `holding` its updates wait for the test: a round trip during which this process goes on.
+    const store: BudgetStore<false> = {
+      now: () => now,
+      read: () => memory.read(),
+      update: (fn, _fallback) => (holding ? new Promise((resolve) => late.push(() => resolve(memory.update(fn)))) : Promise.resolve(memory.update(fn))),
+    };
+    const a = new Budget<false>(store);
+    await a.tryReserve();
+    now = T0 + 2;
+    await a.observe(headers(1_000, 999, 60), T0);
+    now = T0 + 3;
+    await a.tryReserve(true);
+    holding = true;
+    now = T0 + 4;
+    const granting = a.tryReserve();
+    // The forced request's answer comes while the lease is being granted: folded, no lease held.
+    now = T0 + 5;
+    await a.observe(headers(1_000, 998, 60), T0 + 3);
+    holding = false;
+    for (const go of late.splice(0)) go();
+    expect(await granting).toEqual({ sentAt: T0 + 5 });
+    now = T0 + 6;
+    await a.observe(headers(1_000, 997, 60), T0 + 5);
+    await a.flush();
+    expect(memory.read().sends).toEqual([[T0, T0 + 2], [T0 + 3, T0 + 5]]);
+  });
+
   it('a lease lapses within a sixteenth of a short window: in a second, after 62 ms', () => {
     const a = new BudgetFile(stateFile(), 'fp', () => now);
     a.tryReserve();
