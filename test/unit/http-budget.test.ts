@@ -443,6 +443,15 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Two processes' BudgetFiles on one new file, on one clock the test moves. */
+function twoOnOneFile() {
+  const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+  dirs.push(dir);
+  const clock = { now: T0 };
+  const file = join(dir, 'state.json');
+  return { clock, a: new BudgetFile(file, 'fp', () => clock.now), b: new BudgetFile(file, 'fp', () => clock.now) };
+}
+
 describe('what an answer teaches, and what a 429 undoes', () => {
   it('an answer without rate headers changes only when it was counted: the limit, the window, the view and the rate state stay', () => {
     const d = reserve(known(), T0 + 100);
@@ -521,17 +530,13 @@ describe('what an answer teaches, and what a 429 undoes', () => {
 
 describe('BudgetFile', () => {
   it('two clients on one file share the window: the second sees the first one\'s reservations', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-    dirs.push(dir);
-    let now = T0;
-    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
-    const b = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+    const { clock, a, b } = twoOnOneFile();
     const first = a.tryReserve();
     expect(first).toEqual({ sentAt: T0, probe: true });
     a.observe(headers(2, 1, 5), T0, false);
-    now += 10;
+    clock.now += 10;
     expect(b.tryReserve()).toEqual({ sentAt: T0 + 10 });
-    now += 10;
+    clock.now += 10;
     const third = a.tryReserve();
     expect('waitMs' in third).toBe(true);
   });
@@ -663,13 +668,9 @@ describe('the probe: the first request into a window the budget has no fresh vie
   });
 
   it('BudgetFile: a probe that fails is undone at once: the next process probes without waiting for it to lapse', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-    dirs.push(dir);
-    let now = T0;
-    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
-    const b = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
+    const { clock, a, b } = twoOnOneFile();
     expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
-    now += 1;
+    clock.now += 1;
     expect(b.tryReserve()).toEqual({ waitMs: PROBE_STEP_MS, deferred: true });
     a.unprobe();
     expect(b.tryReserve()).toEqual({ sentAt: T0 + 1, probe: true });
