@@ -209,7 +209,7 @@ describe('walkPages', () => {
     expect(isLastPage({ member: [], totalItems: 0 }, {}, url, 0)).toBe(true);
     expect(isLastPage([], { 'x-total-count': '20' }, url, 20)).toBe(true);
     for (const t of ['', '0x14', '+20', ' 20', '20 ', '20.0', '2e1']) expect(isLastPage([], { 'x-total-count': t }, url, 20), JSON.stringify(t)).toBe(false);
-    for (const t of [null, true, [20], -1, 20.5]) expect(isLastPage({ member: [], totalItems: t }, {}, url, 20), JSON.stringify(t)).toBe(false);
+    for (const t of [null, true, [20], -1, 20.5, 19.5]) expect(isLastPage({ member: [], totalItems: t }, {}, url, 20), JSON.stringify(t)).toBe(false);
   });
 
   it('a Link rel="last" is read however its rel is written, and only a link whose rels include "last" counts', () => {
