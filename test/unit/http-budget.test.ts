@@ -443,12 +443,20 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A new directory of the test's own, removed after the file's tests. */
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
+  dirs.push(d);
+  return d;
+}
+
+/** What a BudgetFile's file holds, read as a later process would at `now`. */
+const stored = (a: BudgetFile, now: number): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+
 /** Two processes' BudgetFiles on one new file, on one clock the test moves. */
 function twoOnOneFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-  dirs.push(dir);
   const clock = { now: T0 };
-  const file = join(dir, 'state.json');
+  const file = join(tempDir(), 'state.json');
   return { clock, a: new BudgetFile(file, 'fp', () => clock.now), b: new BudgetFile(file, 'fp', () => clock.now) };
 }
 
@@ -543,14 +551,8 @@ describe('BudgetFile', () => {
 });
 
 describe('the budget file', () => {
-  const dir = (): string => {
-    const d = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-    dirs.push(d);
-    return d;
-  };
-
   it('one that cannot be written does not fail the command: the request goes unbudgeted', () => {
-    const home = dir();
+    const home = tempDir();
     // Where the budget's directory should be, a file: nothing can be written beneath it.
     writeFileSync(join(home, 'budget'), '');
     const store = new FileStore(join(home, 'state.json'), 'fp', () => T0);
@@ -568,7 +570,7 @@ describe('the budget file', () => {
   });
 
   it('an update with nothing to change writes nothing: a batch that must wait, a withdraw with no claim, an unprobe with no probe', () => {
-    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => T0 + 10);
+    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => T0 + 10);
     // A window of one, spent; with a field of a later version's, which a rewrite would drop.
     const text = `${JSON.stringify({ sends: [[T0, T0 + 2]], limit: 1, windowMs: 5_000, answeredAt: T0 + 2, later: 'kept' })}\n`;
     mkdirSync(dirname(a.path));
@@ -580,7 +582,7 @@ describe('the budget file', () => {
   });
 
   it('whose lock another process keeps holding: an update gives up waiting for it and goes without it, leaving the holder its lock', () => {
-    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => T0);
+    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => T0);
     // A live holder's lock: newer than now however long the wait, never taken over as left by a dead process.
     const lock = `${a.path}.lock`;
     mkdirSync(lock, { recursive: true });
@@ -595,7 +597,7 @@ describe('the budget file', () => {
       spy.mockRestore();
     }
     expect(existsSync(lock)).toBe(true);
-    expect(normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), T0).sends).toEqual([[T0, T0]]);
+    expect(stored(a, T0).sends).toEqual([[T0, T0]]);
   });
 
   it('a store that cannot be reached at all (its every update the fallback): the request goes unbudgeted, and its answer fails nothing', () => {
@@ -608,17 +610,17 @@ describe('the budget file', () => {
 
   it('seen() is what this process last wrote, and an empty budget before its first update', () => {
     let now = T0;
-    const a = new BudgetFile(join(dir(), 'state.json'), 'fp', () => now);
+    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
     expect(a.seen()).toEqual({ sends: [] });
     a.tryReserve();
     now += 2;
     a.observe(headers(10, 9, 5), T0, false);
-    expect(a.seen()).toEqual(normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now));
+    expect(a.seen()).toEqual(stored(a, now));
     expect(a.seen().sends).toEqual([[T0, T0 + 2]]);
   });
 
   it('allRates: the last rate state of every token seen on the machine, newest first, whatever order the directory lists them in', () => {
-    const home = dir();
+    const home = tempDir();
     const state = join(home, 'state.json');
     const fingerprints = ['fa', 'fb', 'fc', 'fd'];
     for (const fp of fingerprints) new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 }));
@@ -636,7 +638,7 @@ describe('the budget file', () => {
   });
 
   it('allRates: none on a machine where no token was seen yet (no budget directory)', () => {
-    expect(allRates(join(dir(), 'state.json'))).toEqual([]);
+    expect(allRates(join(tempDir(), 'state.json'))).toEqual([]);
   });
 });
 
@@ -810,11 +812,9 @@ describe('folding an answer into the next update', () => {
   });
 
   it('BudgetFile: a quiet answer is written with the next reservation, or by flush(); a loud one at once', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-    dirs.push(dir);
     let now = T0;
-    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
-    const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
+    const onDisk = (): BudgetData => stored(a, now);
     a.tryReserve();
     now += 2;
     a.observe(headers(10, 9, 5), T0);
@@ -841,14 +841,12 @@ describe('folding an answer into the next update', () => {
 
   /** A BudgetFile on a clock the test moves, whose first request taught it 10 a 5-second window (written at once), and what its file holds. */
   function taughtFile() {
-    const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-    dirs.push(dir);
     const clock = { now: T0 };
-    const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => clock.now);
+    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => clock.now);
     a.tryReserve();
     clock.now += 2;
     a.observe(headers(10, 9, 5), T0);
-    const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), clock.now);
+    const onDisk = (): BudgetData => stored(a, clock.now);
     return { a, clock, onDisk };
   }
 
@@ -893,11 +891,9 @@ describe('folding an answer into the next update', () => {
   it('BudgetFile: a folded answer no reservation follows is written half a window after its request', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'hostctl-budget-'));
-      dirs.push(dir);
       let now = T0;
-      const a = new BudgetFile(join(dir, 'state.json'), 'fp', () => now);
-      const onDisk = (): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+      const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
+      const onDisk = (): BudgetData => stored(a, now);
       a.tryReserve();
       a.observe(headers(10, 9, 5), T0);
       now += 100;
