@@ -8,6 +8,7 @@ import { VERSION } from './context.js';
 import { HostctlError, ExitCode, UsageError, errorData } from './errors.js';
 import { flushSinks, guarded, openSinks, releaseSinks, secretsOf, type Secrets } from './io.js';
 import { processRuntime, type Runtime } from './runtime.js';
+import { oneLine } from './output/sanitize.js';
 import { emptyOptionError } from './config/resolve.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { addGlobalOptions } from './global-options.js';
@@ -236,6 +237,15 @@ export function jsonLine(value: unknown, secrets: Secrets): string {
   return `${JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? secrets.scrub(v) : v))}\n`;
 }
 
+/** The messages of an error's causes, outermost first; a few at most, whatever the chain. */
+function causes(err: Error): string[] {
+  const out: string[] = [];
+  for (let c: unknown = err.cause; c !== undefined && c !== null && out.length < 5; c = c instanceof Error ? c.cause : undefined) {
+    out.push(oneLine(c instanceof Error ? c.message || c.name : String(c), 2000));
+  }
+  return out;
+}
+
 export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'] = process.stderr, json = false): number {
   // Through the one sink, like every other byte: an error built anywhere is cleaned here.
   const stderr = guarded(to);
@@ -262,6 +272,8 @@ export function reportError(err: unknown, verbose: boolean, to: Runtime['stderr'
     // An empty message: the command has already said what went wrong (`not found: <id>`).
     if (err.message) stderr.write(`hostctl: ${err.message}\n`);
     if (err.hint) stderr.write(`${err.hint}\n`);
+    // What went wrong underneath (the network error's code and text): not in err.stack.
+    if (verbose) for (const cause of causes(err)) stderr.write(`Cause: ${cause}\n`);
     if (verbose && err.stack) stderr.write(`${err.stack}\n`);
     return err.exitCode;
   }

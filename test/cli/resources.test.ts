@@ -326,6 +326,18 @@ describe('usage and environment errors (no server needed)', () => {
     expect(r.stderr).not.toContain('tok-abcdef');
   });
 
+  it('connection refused with --verbose: the cause underneath (code and text) on a line of its own', async () => {
+    const config = tmpDir();
+    const env = { HOSTCTL_TOKEN: 'tok-abcdef', HOSTCTL_CONFIG_DIR: config.path };
+    const quiet = await runCli(['apps', 'list', '--base-url', 'http://127.0.0.1:9/v1'], { env });
+    const r = await runCli(['apps', 'list', '--verbose', '--base-url', 'http://127.0.0.1:9/v1'], { env });
+    config.cleanup();
+    expect(quiet.stderr).not.toContain('Cause:');
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^Cause: ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:9$/m);
+    expect(r.stderr).not.toContain('tok-abcdef');
+  });
+
   it('--version and --help', async () => {
     const v = await runCli(['--version']);
     expect(v.code).toBe(0);
