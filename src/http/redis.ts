@@ -170,12 +170,26 @@ export class RedisStore implements BudgetStore<false> {
     if (this.failed) return;
     this.failed = true;
     this.link.close();
-    this.onFault(faultReason(err, this.link.target));
+    try {
+      this.onFault(faultReason(err, this.link.target));
+    } catch (fatal) {
+      this.fatal = { error: fatal };
+      throw fatal;
+    }
+  }
+
+  /** What onFault threw (HOSTCTL_REDIS_REQUIRED): every later call fails with it, never with the file. */
+  private fatal?: { error: unknown };
+
+  /** Whether Redis is still in use; false after a fault (the file's turn); throws after a fatal one. */
+  private usable(): boolean {
+    if (this.fatal) throw this.fatal.error;
+    return !this.failed;
   }
 
   update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): Promise<T> {
     const run = this.queue.then(async () => {
-      if (!this.failed) {
+      if (this.usable()) {
         try {
           return await this.attempt(fn, fallback);
         } catch (err) {
@@ -213,7 +227,7 @@ export class RedisStore implements BudgetStore<false> {
   }
 
   async read(): Promise<BudgetData> {
-    if (!this.failed) {
+    if (this.usable()) {
       try {
         const raw = await this.link.client.get(this.key);
         return parse(raw, this.now());
@@ -237,7 +251,7 @@ export class RedisStore implements BudgetStore<false> {
     const keyOf = (name: string) => this.keys.cache(`${scope}:${name.replace(/[\\/]/g, ':')}`);
     const ttl = Math.max(1_000, Math.round(ttlMs));
     const safely = async <T>(work: () => Promise<T>, otherwise: T): Promise<T> => {
-      if (this.failed) return otherwise;
+      if (!this.usable()) return otherwise;
       try {
         return await work();
       } catch (err) {

@@ -4,7 +4,7 @@
 // against that server, and against a closed loopback port for the warning or, with
 // HOSTCTL_REDIS_REQUIRED=1, the error.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
@@ -522,6 +522,11 @@ describe.skipIf(skip !== undefined)('openFleetStore: a Redis that can be used', 
     const err = await rejection(s.update((d: BudgetData) => ({ data: { ...d, limit: 1 }, result: 1 }), -1));
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toBe(`The shared store at 127.0.0.1:${doomed.port} cannot be used: the connection was lost; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`);
+    // Nor does any later call of the run fall back to the machine's own budget file.
+    expect(await rejection(s.update((d: BudgetData) => ({ data: { ...d, limit: 2 }, result: 2 }), -1))).toBe(err);
+    expect(await rejection(s.read())).toBe(err);
+    expect(await rejection(s.cacheStorage('scope', 60_000).read('apps') as Promise<unknown>)).toBe(err);
+    expect(existsSync(join(dir, 'fleet-open', 'state.json'))).toBe(false);
     expect(warnings).toEqual([]);
   });
 });
