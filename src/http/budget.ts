@@ -902,10 +902,15 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
       if (probe) await o.file.unprobe();
       throw err;
     }
-    // A 401's headers count failed logins, not this token's window: nothing learnt.
-    if (res.status === 429) await o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
-    else if (res.status !== 401) await o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
-    else if (probe) await o.file.unprobe();
+    try {
+      // A 401's headers count failed logins, not this token's window: nothing learnt.
+      if (res.status === 429) await o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
+      else if (res.status !== 401) await o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
+      else if (probe) await o.file.unprobe();
+    } catch {
+      // The answer is in and is not lost (a write was done): a store that cannot record it,
+      // Redis with HOSTCTL_REDIS_REQUIRED=1, fails the next reservation instead.
+    }
     return res;
   };
 }

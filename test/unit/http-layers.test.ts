@@ -433,6 +433,15 @@ describe('the budget layer', () => {
     expect(paced).toEqual([100, 40]);
   });
 
+  it('an answer that the store cannot record (Redis required and gone) is still returned: a write done is not lost', async () => {
+    const gone = new Error('the shared store cannot be used');
+    const f = { ...file([], true), observe: () => Promise.reject(gone), on429: () => Promise.reject(gone), unprobe: () => Promise.reject(gone) };
+    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(201), answer(429, { 'retry-after': '2' }), answer(401)]);
+    expect((await send(get())).status).toBe(201);
+    expect((await send(get())).status).toBe(429);
+    expect((await send(get())).status).toBe(401);
+  });
+
   it('a wait that is refused (--no-wait, --max-wait) withdraws the claim, and nothing is sent', async () => {
     const f = file([40]);
     const { send, seen } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: () => Promise.reject(new RateLimitError('spent', 'hint')), now: () => 0 }), [answer(200)]);
