@@ -218,6 +218,9 @@ describe('the detail view', () => {
     expect(wrap('aa bb cc', 5)).toEqual(['aa bb', 'cc']);
     expect(wrap('abcde fgh', 5)).toEqual(['abcde', 'fgh']);
     expect(wrap('aaaa  bbbb', 4)).toEqual(['aaaa', 'bbbb']);
+    // A word exactly as wide as a line, after another: its space does not make it too wide.
+    expect(wrap('xy abcd ef', 4)).toEqual(['xy', 'abcd', 'ef']);
+    expect(wrap('xy abcd', 4)).toEqual(['xy', 'abcd']);
     // "description:" makes the key column 12 wide; the value column is the other 46.
     const out = renderDetail({ publicId: 'ap-1', description: `${'x'.repeat(46)} tail` }, opts);
     expect(out).toBe(`publicId:     ap-1\ndescription:  ${'x'.repeat(46)}\n${' '.repeat(14)}tail\n`);
