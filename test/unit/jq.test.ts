@@ -167,6 +167,20 @@ describe('the bounds of --jq', () => {
     expect((await output(run)).join('')).toBe('1000\n');
   });
 
+  it("moves a page's bytes to jq's thread: the main thread keeps no copy of a page of up to 256 MiB", async () => {
+    const run = await startJq('.[].s | length');
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      run.add([JSON.stringify({ s: 'x'.repeat(1000) })]);
+      const bytes = encode.mock.results[0]?.value as Uint8Array;
+      // A transferred buffer is detached where it was: nothing of it is left here.
+      expect(bytes.byteLength).toBe(0);
+    } finally {
+      encode.mockRestore();
+    }
+    expect((await output(run)).join('')).toBe('1000\n');
+  });
+
   it('refuses input over 256 MiB at the page that crosses it, ignores the pages after, and finish says so', async () => {
     const run = await startJq('length');
     run.add(['1']);
