@@ -49,6 +49,16 @@ describe('table column priorities', () => {
     expect(two).toEqual(['dp-2', 'staging (en-2)', 'abc', 'te-8']);
   });
 
+  it('shortens only a value that is all hex: a digest with a prefix or a suffix is shown whole', () => {
+    const rows = [
+      { publicId: 'dp-1', commit: 'release-ce58857075056c5b' },
+      { publicId: 'dp-2', commit: 'ce58857075056c5b-hotfix' },
+      { publicId: 'dp-3', commit: 'CE58857075056C5B' },
+    ];
+    const out = renderTable(rows, { defaults: ['commit'], width: 200, color: false, now: NOW, nameFields: NAME_FIELDS });
+    expect(out.trimEnd().split('\n').slice(1).map((l) => l.split(/\s{2,}/)[1])).toEqual(['release-ce58857075056c5b', 'ce58857075056c5b-hotfix', 'CE58857']);
+  });
+
   it('shows a reference too wide for its cell as its whole ID', () => {
     const rows = [{ publicId: 'ap-1', name: 'a-rather-long-application-name', team: { publicId: 'te-123456', name: 'A team with a very long name indeed' } }];
     const out = renderTable(rows, { defaults: ['name', 'team'], width: 40, color: false, now: NOW, nameFields: NAME_FIELDS });
