@@ -43,6 +43,20 @@ describe('the young generation during a walk', () => {
     expect(v8.flags).toEqual(['--semi-space-growth-factor=1', '--semi-space-growth-factor=2']);
   });
 
+  it('the cap is 8 MiB (both semi-spaces), the size measured in docs/performance.md', () => {
+    const cap = youngCap();
+    try {
+      v8.young = 8 * 1024 * 1024 - 1;
+      cap.check();
+      expect(v8.flags).toEqual([]);
+      v8.young = 8 * 1024 * 1024;
+      cap.check();
+      expect(v8.flags).toEqual(['--semi-space-growth-factor=1']);
+    } finally {
+      cap.release();
+    }
+  });
+
   it('two walks at once (a filter walks within a walk): the default comes back when the last one ends', () => {
     const outer = youngCap();
     const inner = youngCap();
