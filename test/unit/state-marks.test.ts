@@ -5,7 +5,8 @@
 // lifted everywhere by clearRejected; the file is read once per run, within the bounds
 // of its reader. (The lists' bounds on the way in and out: state-bounds.test.ts. The
 // lock: state-store.test.ts.) The tests run as root, where a file of mode 000 is still
-// readable: the "permission denied" refusal is test/e2e/trust-dirs.test.ts's.
+// readable: the "permission denied" refusal is read-denied.test.ts's (openSync stubbed) and
+// test/e2e/trust-dirs.test.ts's.
 
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
