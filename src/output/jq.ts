@@ -74,6 +74,9 @@ function outOfTime(ms: number): HostctlError {
   );
 }
 
+/** The next step after a run-time error of the expression. */
+const RUN_HINT = 'The expression ran over the output as `--json` prints it; check it against that.';
+
 export interface JqRun {
   /** The JSON texts of one page's objects, as --json prints them. */
   add(texts: readonly string[]): void;
@@ -209,7 +212,10 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
           const tail = decoder.decode();
           if (msg.outOfMemory && msg.status !== 0) reject(outOfMemory());
           else if (msg.status !== 0 && msg.stderr.trim() !== '') {
-            reject(new HostctlError(`--jq: ${jqMessage(msg.stderr).replace(/\(at <stdin>:\d+\):\s*/, '')}`, 'The expression ran over the output as `--json` prints it; check it against that.'));
+            reject(new HostctlError(`--jq: ${jqMessage(msg.stderr).replace(/\(at <stdin>:\d+\):\s*/, '')}`, RUN_HINT));
+          } else if (msg.status !== 0) {
+            // `"" | halt_error`: jq stops with an error status and says nothing; a failure all the same, as for jq.
+            reject(new HostctlError(`--jq: the expression stopped jq with exit status ${msg.status} and no message (halt_error).`, RUN_HINT));
           } else if (tail) void write(tail).then(() => resolve(), reject);
           else resolve();
         };
