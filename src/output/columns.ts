@@ -77,7 +77,8 @@ export function cellValue(row: unknown, column: string): unknown {
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
-  if (isScalar(value)) return String(value);
+  // String(-0) is "0": a -0 the server sent stays -0, as the json output writes it.
+  if (isScalar(value)) return Object.is(value, -0) ? '-0' : String(value);
   const ref = referenceId(value);
   if (ref !== undefined) return ref;
   return stringifyJson(value);

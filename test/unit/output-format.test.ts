@@ -132,6 +132,14 @@ describe('tsv', () => {
     expect(out).toBe('ap-1\t{"name":"A\\\\tB"}\t\n');
   });
 
+  it('writes a number as the json output does: -0 stays -0, in tsv and in a table', async () => {
+    const rows = [parseJson('{"publicId":"ap-1","delta":-0,"ratio":-0.0,"n":0}')];
+    expect(await print(rows, { format: 'tsv', columns: ['publicId', 'delta', 'ratio', 'n'] })).toBe('ap-1\t-0\t-0\t0\n');
+    expect(await print(rows, { format: 'json' })).toContain('"delta": -0');
+    const table = await print(rows, { format: 'table', columns: ['publicId', 'delta', 'ratio', 'n'] });
+    expect(table.split('\n')[1]?.split(/\s+/)).toEqual(['ap-1', '-0', '-0', '0']);
+  });
+
   it('uses --fields as the columns, absent ones empty', async () => {
     const out = await print([app1, app2], { format: 'tsv', columns: COLUMNS, fields: ['team.name', 'missing', 'publicId'] });
     expect(out).toBe('Acme\t\tap-1\nBeta\t\tap-2\n');
