@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, rmSync, symlinkSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withLock, withLockSync, writeError, writeFileAtomic, type LockPolicy } from '../../src/config/atomic.js';
+import { updateJsonFileSync, withLock, withLockSync, writeError, writeFileAtomic, type LockPolicy } from '../../src/config/atomic.js';
 import { HostctlError } from '../../src/errors.js';
 
 let dirs: string[] = [];
@@ -107,6 +107,25 @@ describe('the lock policies at their edges', () => {
   }
   const fail = (waitMs: number): LockPolicy => ({ staleMs: 60_000, waitMs, unavailable: (lock) => new Error(`held: ${lock}`) });
 
+  it("updateJsonFileSync takes the file's own lock, <file>.lock: one held by another process is waited for, and the file is left alone", () => {
+    const file = join(tempDir(), 'budget.json');
+    writeFileSync(file, '{"n":1}\n');
+    mkdirSync(`${file}.lock`);
+    let ran = false;
+    expect(() =>
+      updateJsonFileSync(file, fail(0), () => {
+        ran = true;
+        return { content: { n: 2 }, result: undefined };
+      }),
+    ).toThrow(`held: ${file}.lock`);
+    expect(ran).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n');
+    rmdirSync(`${file}.lock`);
+    expect(updateJsonFileSync(file, fail(0), (current) => ({ content: { n: (current as { n: number }).n + 1 }, result: 'done' }))).toBe('done');
+    expect(readFileSync(file, 'utf8')).toBe('{"n":2}\n');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
   it('a lock that cannot be made: "proceed" runs the work without it, and leaves alone a lock someone else takes meanwhile', () => {
     const dir = tempDir();
     const parent = join(dir, 'sub');
@@ -158,6 +177,31 @@ describe('the lock policies at their edges', () => {
     expect(() => withLockSync(lock, policy, () => 'ran')).toThrow(`held: ${lock}`);
     utimesSync(lock, (now - 5_001) / 1000, (now - 5_001) / 1000);
     expect(withLockSync(lock, policy, () => 'ran')).toBe('ran');
+  });
+
+  it('a waiter sleeps 2, 4, 6 … ms between attempts, 20 at most, each with up to 5 ms of jitter added', async () => {
+    const sleeps = async (random: number): Promise<number[]> => {
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+      vi.spyOn(Math, 'random').mockReturnValue(random);
+      const asked: number[] = [];
+      const faked = globalThis.setTimeout;
+      vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+        asked.push(ms ?? 0);
+        return faked(fn, ms);
+      }) as typeof setTimeout);
+      const lock = lockPath();
+      mkdirSync(lock, { recursive: true });
+      const done = withLock(lock, fail(10_000), () => 'ran');
+      await vi.advanceTimersByTimeAsync(200);
+      rmdirSync(lock);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(await done).toBe('ran');
+      vi.restoreAllMocks();
+      vi.useRealTimers();
+      return asked.slice(0, 12);
+    };
+    expect(await sleeps(0)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 20, 20]);
+    expect(await sleeps(0.999)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 20, 20].map((ms) => ms + 4.995));
   });
 
   it('a waiter retries soon at first: a lock let go of is taken within a few milliseconds, not after a long sleep', async () => {
