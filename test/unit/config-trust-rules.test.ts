@@ -86,7 +86,9 @@ describe.runIf(posix)('checkConfigDir', () => {
     const dir = join(scratch.path, 'open dir');
     mkdirSync(dir);
     chmodSync(dir, 0o777);
-    expect(() => checkConfigDir(dir)).toThrow(`fix it with "chmod go-w '${dir}'"`);
+    expect(() => checkConfigDir(dir)).toThrow(
+      `Refusing the config directory ${dir}: other users can write to it (mode 0777), so they could change where hostctl sends your token; fix it with "chmod go-w '${dir}'".`,
+    );
     chmodSync(dir, 0o700);
     expect(() => checkConfigDir(dir)).not.toThrow();
   });
