@@ -158,6 +158,24 @@ describe('what is written to a guarded stream', () => {
     g.write(`${SECRET}\n`);
     expect(out.text()).toBe('****p0o9\n');
   });
+
+  it("a stream's own methods run on the stream itself, private fields and all", () => {
+    class Counting extends Writable {
+      #lines = 0;
+      counted(): number {
+        return this.#lines;
+      }
+      override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+        this.#lines += chunk.toString().split('\n').length - 1;
+        done();
+      }
+    }
+    const out = new Counting();
+    const g = guarded(out, secrets(SECRET)) as Counting;
+    g.write('one\ntwo\n');
+    expect(g.counted()).toBe(2);
+    releaseSinks(out);
+  });
 });
 
 describe('an IO on streams guarded already (the process\'s own, a second IO of one run)', () => {
