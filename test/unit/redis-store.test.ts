@@ -4,7 +4,7 @@
 // against that server, and against a closed loopback port for the warning or, with
 // HOSTCTL_REDIS_REQUIRED=1, the error.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
@@ -464,6 +464,35 @@ async function openAs(env: NodeJS.ProcessEnv, profileUrl?: string) {
   });
   return { opening, warnings, secrets };
 }
+
+describe('RedisStore: a command that fails inside EXEC', () => {
+  // Redis 7 checks ACL rules again at EXEC: a SET the rules forbid by then fails inside the
+  // transaction (its error in EXEC's replies) rather than aborting it. No test can change
+  // the rules in that instant, so the connection is a stub answering as Redis then does.
+  it('is a fault like any other: reported once, and the update goes to the machine\'s file', async () => {
+    const refused = new Error("NOPERM User ci has no permissions to run the 'set' command");
+    const chain = (replies: unknown) => {
+      const c = { watch: () => c, get: () => c, time: () => c, set: () => c, exec: async () => replies };
+      return c;
+    };
+    const link = {
+      client: {
+        pipeline: () => chain([[null, 'OK'], [null, null], [null, ['1700000000', '0']]]),
+        multi: () => chain([[refused, null]]),
+        unwatch: async () => 'OK',
+      },
+      target: parseRedisUrl('redis://127.0.0.1:1/0', 'test'),
+      offsetMs: 0,
+      close: () => undefined,
+    } as unknown as RedisLink;
+    const faults: string[] = [];
+    const s = new RedisStore(link, redisKeys('exec'), new FileStore(join(dir, 'exec', 'state.json'), 'exec'), (why) => faults.push(why));
+    expect(await s.update((d: BudgetData) => ({ data: { ...d, limit: 3 }, result: 'written' }), 'unused')).toBe('written');
+    expect(faults).toEqual(["NOPERM User ci has no permissions to run the 'set' command"]);
+    expect(s.where).toBe(join(dir, 'exec', 'budget', 'exec.json'));
+    expect(JSON.parse(readFileSync(s.where, 'utf8'))).toMatchObject({ limit: 3 });
+  });
+});
 
 describe('openFleetStore: a Redis that cannot be used', () => {
   it('with no Redis URL (or an empty one) nothing is opened, warned or registered', async () => {
