@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { withoutUserIds } from '../support/no-user-ids.js';
 
 const denied = vi.hoisted(() => new Map<string, string>());
 
@@ -66,17 +67,6 @@ function refusal(store: InstanceType<typeof StateStore>, fingerprint: string): I
     throw err;
   }
   throw new Error(`rejected(${fingerprint}) answered without refusing`);
-}
-
-/** Runs `fn` as on a platform without user IDs (Windows: no process.getuid). */
-function withoutUserIds<T>(fn: () => T): T {
-  const own = Object.getOwnPropertyDescriptor(process, 'getuid');
-  Object.defineProperty(process, 'getuid', { value: undefined, configurable: true, writable: true });
-  try {
-    return fn();
-  } finally {
-    if (own) Object.defineProperty(process, 'getuid', own);
-  }
 }
 
 describe('a state file this user may not open', () => {

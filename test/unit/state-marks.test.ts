@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_STATE_BYTES, StateStore } from '../../src/config/state.js';
 import { AuthError } from '../../src/errors.js';
+import { withoutUserIds } from '../support/no-user-ids.js';
 
 const BASE = 'http://127.0.0.1:1/v1';
 const posix = process.platform !== 'win32';
@@ -67,17 +68,6 @@ function openFiles(): string[] {
       return []; // the descriptor readdir itself used, closed meanwhile
     }
   });
-}
-
-/** Runs `fn` as on a platform without user IDs (Windows: no process.getuid). */
-function withoutUserIds<T>(fn: () => T): T {
-  const own = Object.getOwnPropertyDescriptor(process, 'getuid');
-  Object.defineProperty(process, 'getuid', { value: undefined, configurable: true, writable: true });
-  try {
-    return fn();
-  } finally {
-    if (own) Object.defineProperty(process, 'getuid', own);
-  }
 }
 
 describe('a state file that exists but cannot be read', () => {
