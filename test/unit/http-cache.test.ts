@@ -184,6 +184,32 @@ describe('what is kept: keep() at once, else commit() of a run that succeeded', 
     expect(seen).toHaveLength(1);
   });
 
+  it("a shared store's writes that answer later are awaited by commit(), and none is held once settled", async () => {
+    const { entries, storage } = memoryStore();
+    let release = (): void => undefined;
+    const later = new Promise<void>((resolve) => (release = resolve));
+    const slow: CacheStorage = {
+      ...storage,
+      write: async (name, value) => {
+        await later;
+        await storage.write(name, value);
+      },
+    };
+    const { cache } = cacheOf({ shared: slow });
+    await fetchAndKeep(drive(cache.layer(), [LIST]).send);
+    // White-box: the writes under way, which a long run (--watch) must not collect.
+    const writing = (cache as unknown as { writing: Set<Promise<void>> }).writing;
+    expect(writing.size).toBeGreaterThan(0);
+    let committed = false;
+    const commit = cache.commit(true).then(() => (committed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed).toBe(false);
+    release();
+    await commit;
+    expect(entries.size).toBeGreaterThan(0);
+    expect(writing.size).toBe(0);
+  });
+
   it('an answer not kept is dropped by a failed run and kept by a run that succeeded', async () => {
     const { cache } = cacheOf();
     const { send, seen } = drive(cache.layer(), [LIST]);
