@@ -62,7 +62,9 @@ function asSea(hash = 'a'.repeat(64)): void {
       ? {
           isSea: () => true,
           getRawAsset: (name: string) => (name === 'keyring.node' ? bytes : undefined),
-          getAsset: (name: string) => (name === 'keyring.node.sha256' ? `${hash}\n` : undefined),
+          // As node:sea's: text only when an encoding is given, else the bytes.
+          getAsset: (name: string, encoding?: string) =>
+            name === 'keyring.node.sha256' ? (encoding ? `${hash}\n` : new TextEncoder().encode(`${hash}\n`).buffer) : undefined,
         }
       : undefined) as typeof process.getBuiltinModule);
 }
