@@ -4,6 +4,7 @@
 // engine: test/unit/jq.test.ts; through the built CLI: test/e2e/jq.test.ts.
 
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { rejection } from './http-support.js';
 
 interface FakeWorker {
   options: { resourceLimits?: { maxOldGenerationSizeMb?: number } };
@@ -75,13 +76,14 @@ async function started() {
   return { run: await starting, w };
 }
 
-async function failure(p: Promise<unknown>): Promise<Error> {
-  return p.then(
-    () => {
-      throw new Error('resolved, but a failure was expected');
-    },
-    (err: Error) => err,
-  );
+/** finish() with a reader that takes everything: the promise, and the text taken so far. */
+function collecting(run: Awaited<ReturnType<typeof startJq>>) {
+  let out = '';
+  const finishing = run.finish(false, async (text) => {
+    out += text;
+    return true;
+  });
+  return { finishing, out: () => out };
 }
 
 describe("jq's thread", () => {
@@ -95,7 +97,7 @@ describe("jq's thread", () => {
     const starting = startJq('.');
     const w = thread();
     w.emit('error', Object.assign(new Error('Worker terminated due to reaching memory limit: JS heap out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' }));
-    const err = await failure(starting);
+    const err = await rejection(starting);
     expect(err).toBeInstanceOf(HostctlError);
     expect(err.message).toBe('--jq: jq ran out of memory: it has 256 MiB here, for its input and its work.');
     expect(w.calls).toContain('terminate');
@@ -105,7 +107,7 @@ describe("jq's thread", () => {
     const { run, w } = await started();
     const finishing = run.finish(false, async () => true);
     w.emit('error', Object.assign(new Error('boom in the worker'), { code: 'ERR_SOMETHING_ELSE' }));
-    const err = await failure(finishing);
+    const err = await rejection(finishing);
     expect(err).toBeInstanceOf(HostctlError);
     expect(err.message).toBe('--jq: jq failed: boom in the worker');
     expect(w.calls).toContain('terminate');
@@ -114,12 +116,12 @@ describe("jq's thread", () => {
   it('that ends on its own, before or during the run, fails the command rather than leaving it waiting', async () => {
     const starting = startJq('.');
     thread().emit('exit', 1);
-    expect((await failure(starting)).message).toBe('--jq: jq stopped unexpectedly (exit code 1).');
+    expect((await rejection(starting)).message).toBe('--jq: jq stopped unexpectedly (exit code 1).');
 
     const { run, w } = await started();
     const finishing = run.finish(false, async () => true);
     w.emit('exit', 0);
-    const err = await failure(finishing);
+    const err = await rejection(finishing);
     expect(err).toBeInstanceOf(HostctlError);
     expect(err.message).toBe('--jq: jq stopped unexpectedly (exit code 0).');
   });
@@ -128,32 +130,23 @@ describe("jq's thread", () => {
 describe("jq's output as the thread hands it over", () => {
   it('a character split between two batches is written whole', async () => {
     const { run, w } = await started();
-    let out = '';
-    const finishing = run.finish(false, async (text) => {
-      out += text;
-      return true;
-    });
+    const { finishing, out } = collecting(run);
     const e = new TextEncoder().encode('é\n');
     w.emit('message', { type: 'out', bytes: e.subarray(0, 1) });
     w.emit('message', { type: 'out', bytes: e.subarray(1) });
-    await vi.waitFor(() => expect(out).toBe('é\n'));
     w.emit('message', { type: 'done', status: 0, stderr: '', outOfMemory: false });
     await finishing;
-    expect(out).toBe('é\n');
+    expect(out()).toBe('é\n');
   });
 
   it('output that ends inside a character still ends: the rest is written as the replacement character', async () => {
     const { run, w } = await started();
-    let out = '';
-    const finishing = run.finish(false, async (text) => {
-      out += text;
-      return true;
-    });
-    w.emit('message', { type: 'out', bytes: new TextEncoder().encode('ok ').subarray() });
+    const { finishing, out } = collecting(run);
+    w.emit('message', { type: 'out', bytes: new TextEncoder().encode('ok ') });
     w.emit('message', { type: 'out', bytes: new Uint8Array([0xc3]) });
     w.emit('message', { type: 'done', status: 0, stderr: '', outOfMemory: false });
     await finishing;
-    expect(out).toBe('ok \ufffd');
+    expect(out()).toBe('ok \ufffd');
   });
 
   it('lets the process exit once the run is over: the thread is held only while jq runs', async () => {

@@ -125,17 +125,12 @@ describe('startJq', () => {
   });
 
   it('a program that stops jq with an error status and no message ("" | halt_error) fails all the same, as jq does', async () => {
-    const run = await startJq('"" | halt_error');
-    const err = await run.finish(false, async () => true).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(HostctlError);
-    expect((err as HostctlError).message).toBe('--jq: the expression stopped jq with exit status 5 and no message (halt_error).');
-    expect((err as HostctlError).hint).toBe('The expression ran over the output as `--json` prints it; check it against that.');
+    const err = await failure(await startJq('"" | halt_error'), async () => true);
+    expect(err.message).toBe('--jq: the expression stopped jq with exit status 5 and no message (halt_error).');
+    expect(err.hint).toBe('The expression ran over the output as `--json` prints it; check it against that.');
     // halt_error's own status, and a message of blanks only, are no message either.
-    const own = await startJq('"  " | halt_error(3)');
-    expect(await own.finish(false, async () => true).then(() => '', (e: Error) => e.message)).toBe('--jq: the expression stopped jq with exit status 3 and no message (halt_error).');
+    const own = await failure(await startJq('"  " | halt_error(3)'), async () => true);
+    expect(own.message).toBe('--jq: the expression stopped jq with exit status 3 and no message (halt_error).');
   });
 
   it('what jq writes to its stderr while it succeeds (debug, stderr) does not fail the run', async () => {

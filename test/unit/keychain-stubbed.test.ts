@@ -5,6 +5,7 @@
 // test/e2e/sea.test.ts.
 
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { rejection } from './http-support.js';
 
 const stub = vi.hoisted(() => ({
   /** Thrown by loading the addon from the single-file executable's assets, when set. */
@@ -76,12 +77,7 @@ async function fresh() {
 }
 
 async function reasonOf(p: Promise<unknown>, Unavailable: new (...args: never[]) => Error): Promise<string> {
-  const err = await p.then(
-    () => {
-      throw new Error('resolved, but the keychain was to fail');
-    },
-    (e: unknown) => e,
-  );
+  const err = await rejection(p);
   expect(err).toBeInstanceOf(Unavailable);
   return (err as Error & { reason: string }).reason;
 }
