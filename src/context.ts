@@ -302,6 +302,7 @@ export class Context {
         profileName: this.profileName(),
         statePath: this.state().path,
         fingerprint: token.fingerprint,
+        token: token.value,
         now: this.clock.now,
         warn: (text) => this.io.warn(text),
         secret: (value) => this.io.addSecret(value),

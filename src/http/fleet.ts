@@ -58,10 +58,13 @@ export function maskRedisUrl(raw: string): string {
   }
 }
 
-/** The Redis keys of one token: all in one hash slot (`{fingerprint}`), for Redis Cluster. */
-export function redisKeys(fingerprint: string): { budget: string; cache: (id: string) => string } {
-  const tag = `hostctl:{${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}}`;
-  return { budget: `${tag}:budget`, cache: (id) => `${tag}:cache:${id}` };
+/**
+ * The Redis keys of one token, named by `tag` (the token's keyed digest: seal.ts), all in
+ * one hash slot (`{tag}`), for Redis Cluster.
+ */
+export function redisKeys(tag: string): { budget: string; cache: (id: string) => string } {
+  const prefix = `hostctl:{${tag.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}}`;
+  return { budget: `${prefix}:budget`, cache: (id) => `${prefix}:cache:${id}` };
 }
 
 export interface FleetOptions {
@@ -72,6 +75,8 @@ export interface FleetOptions {
   /** The machine's own budget, used when Redis cannot be: its file's path and the run's clock. */
   statePath: string;
   fingerprint: string;
+  /** The token, from which the keys that seal its entries and name its keys are derived (never stored). */
+  token: string;
   now: () => number;
   warn(text: string): void;
   /** Registers the URL's password with the run's sink: a secret like the token, wherever a message might carry it. */
@@ -98,7 +103,7 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const target = parseRedisUrl(setting.raw, setting.origin);
   if (target.password !== undefined) o.secret(target.password);
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
-  const [{ connectRedis, faultReason, RedisStore }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
+  const [{ connectRedis, faultReason, RedisStore, tokenSeal }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);
   const unusable = (reason: string): void => {
     if (required) {
@@ -111,7 +116,8 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   };
   try {
     const link = await connectRedis(target);
-    return new RedisStore(link, redisKeys(o.fingerprint), file, unusable);
+    const seal = tokenSeal(o.token);
+    return new RedisStore(link, redisKeys(seal.tag), file, unusable, seal);
   } catch (err) {
     unusable(faultReason(err, target));
     return undefined;
