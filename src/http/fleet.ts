@@ -46,16 +46,28 @@ export function parseRedisUrl(raw: string, origin: string): RedisTarget {
   return target;
 }
 
-/** The URL with its password replaced by ****, for `config list` and `config get`. */
+/**
+ * The URL with its password replaced by ****, for `config list` and `config get`. Text
+ * that does not parse as a URL (a hand-edited config) keeps no more than its scheme and
+ * what follows its last @; with no @ in it, nothing of it, since where a password would
+ * stand in it cannot be told.
+ */
 export function maskRedisUrl(raw: string): string {
+  let url: URL | undefined;
   try {
-    const url = new URL(raw);
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // `redis:user:pw@host` parses too, as a path with no host, whose password URL cannot find.
+  if (url !== undefined && url.host !== '') {
     if (url.password === '') return raw;
     url.password = '****';
     return url.href;
-  } catch {
-    return raw.replace(/\/\/([^/@]*)@/, '//****@');
   }
+  const scheme = /^[a-z][a-z0-9+.-]*:(?:\/\/)?/i.exec(raw)?.[0] ?? '';
+  const at = raw.lastIndexOf('@');
+  return at === -1 ? `${scheme}****` : `${scheme}****${raw.slice(at)}`;
 }
 
 /**
