@@ -117,7 +117,9 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
   const [{ connectRedis, faultReason, RedisStore, tokenSeal }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);
-  const unusable = (reason: string): void => {
+  const unusable = (raw: string): void => {
+    // The reason may be a server's own error text: shown as all server text is.
+    const reason = oneLine(raw, 200);
     if (required) {
       throw new NetworkError(
         `The shared store at ${target.where} cannot be used: ${reason}; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`,
