@@ -83,3 +83,27 @@ describe.skipIf(skip !== undefined)('another tenant of the Redis, without the to
     }
   });
 });
+
+describe.skipIf(skip !== undefined)('no library logger writes around the sink', () => {
+  test('DEBUG=* or DEBUG=ioredis:* prints nothing of the Redis client: not its password, not the cached data', async ({ sandbox, admin, hostctl }) => {
+    const password = 'pw-debug-horse-77';
+    const locked = await startRedis(['--requirepass', password], { password });
+    try {
+      const token = await admin.newToken('debug');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: locked.url };
+      for (const debug of ['*', 'ioredis:*']) {
+        for (const args of [['apps', 'list', '--cache', '1m', '--json'], ['apps', 'list', '--cache', '1m', '--json', '-v']]) {
+          const r = await hostctl(args, { ...env, DEBUG: debug });
+          expect(r.code, r.stderr).toBe(0);
+          expect(JSON.parse(r.stdout)).not.toEqual([]);
+          expect(r.stdout + r.stderr).not.toContain(password);
+          expect(r.stderr).not.toContain('ioredis');
+          expect(r.stderr).not.toContain('publicId');
+          if (!args.includes('-v')) expect(r.stderr).toBe('');
+        }
+      }
+    } finally {
+      await locked.stop();
+    }
+  });
+});
