@@ -8,6 +8,7 @@ import { describe, expect } from 'vitest';
 import { e2eTest } from '../support/fixtures.js';
 import { sandboxAdmin } from '../support/cli.js';
 import { redisUnavailable, startRedis } from '../support/redis.js';
+import { documentedAcl } from '../support/redis-acl.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet tenant tests: ${skip}`);
@@ -105,5 +106,21 @@ describe.skipIf(skip !== undefined)('no library logger writes around the sink', 
     } finally {
       await locked.stop();
     }
+  });
+});
+
+describe.skipIf(skip !== undefined)('the Redis user docs/fleet.md gives hostctl', () => {
+  test('is all hostctl needs: machines sharing a --cache at once and a plain run, as that user, without a warning', async ({ sandbox, redis, admin, hostctl, home }) => {
+    await redis.client().call('ACL', 'SETUSER', ...documentedAcl('pw-acl-e2e-5'));
+    const token = await admin.newToken('acl');
+    const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `redis://hostctl:pw-acl-e2e-5@127.0.0.1:${redis.port}/2` };
+    const machine = (n: number) => ({ ...env, HOSTCTL_CONFIG_DIR: `${home.path}/machine-${n}` });
+    const runs = await Promise.all([1, 2, 3].map((n) => hostctl(['apps', 'list', '--cache', '1m', '--json'], machine(n))));
+    runs.push(await hostctl(['apps', 'list', '--json'], machine(4)));
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+    }
+    expect((await admin.requests()).filter((q) => q.token === 'acl')).toHaveLength(2);
   });
 });
