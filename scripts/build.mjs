@@ -48,6 +48,8 @@ const common = {
   // Plain ASCII, so that the loader may read the file as latin1, the cheapest decoding.
   charset: 'ascii',
   logLevel: 'warning',
+  // No library logger writes around hostctl's sink (scripts/inert-debug.cjs says why).
+  alias: { debug: './scripts/inert-debug.cjs' },
 };
 
 /**

@@ -289,8 +289,11 @@ export class Context {
   /**
    * With a Redis URL set (HOSTCTL_REDIS_URL, profile redisUrl): the fleet's shared budget
    * (src/http/fleet.ts), opened once per token in a run (so that an unusable one warns once).
+   * A dry run opens nothing: it neither reads nor reserves, and a store that is down must
+   * not keep it from showing the request.
    */
   fleetStore(token: Token): Promise<RedisStore | undefined> {
+    if (this.opts.dryRun === true) return Promise.resolve(undefined);
     const profileUrl = this.profile()?.redisUrl;
     if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return Promise.resolve(undefined);
     const opened = this.fleets.get(token.fingerprint);
@@ -302,6 +305,7 @@ export class Context {
         profileName: this.profileName(),
         statePath: this.state().path,
         fingerprint: token.fingerprint,
+        token: token.value,
         now: this.clock.now,
         warn: (text) => this.io.warn(text),
         secret: (value) => this.io.addSecret(value),

@@ -154,9 +154,9 @@ one sliding window (on Redis's clock) and one --cache:
 
 rediss:// is Redis with TLS (its CA as Node expects: NODE_EXTRA_CA_CERTS); plain redis://
 is accepted for a loopback host only (exit 2 otherwise). The password is a secret like the
-token: never printed (config list and get mask it). Redis holds token fingerprints,
-counters and cached API objects, never a token; every key of one token is in one hash slot
-(Redis Cluster).
+token: never printed (config list and get mask it). Redis holds only entries sealed with a
+key derived from the token (AES-256-GCM), under names keyed by it: nothing another client
+can read or forge. Every key of one token is in one hash slot (Redis Cluster).
 
 When Redis cannot be used (down, slow, full, wrong password) the command goes on with this
 machine's own budget after one warning; HOSTCTL_REDIS_REQUIRED=1 makes that exit 6 before

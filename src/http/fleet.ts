@@ -46,22 +46,37 @@ export function parseRedisUrl(raw: string, origin: string): RedisTarget {
   return target;
 }
 
-/** The URL with its password replaced by ****, for `config list` and `config get`. */
+/**
+ * The URL with its password replaced by ****, for `config list` and `config get`. Text
+ * that does not parse as a URL (a hand-edited config) keeps no more than its scheme and
+ * what follows its last @; with no @ in it, nothing of it, since where a password would
+ * stand in it cannot be told.
+ */
 export function maskRedisUrl(raw: string): string {
+  let url: URL | undefined;
   try {
-    const url = new URL(raw);
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // `redis:user:pw@host` parses too, as a path with no host, whose password URL cannot find.
+  if (url !== undefined && url.host !== '') {
     if (url.password === '') return raw;
     url.password = '****';
     return url.href;
-  } catch {
-    return raw.replace(/\/\/([^/@]*)@/, '//****@');
   }
+  const scheme = /^[a-z][a-z0-9+.-]*:(?:\/\/)?/i.exec(raw)?.[0] ?? '';
+  const at = raw.lastIndexOf('@');
+  return at === -1 ? `${scheme}****` : `${scheme}****${raw.slice(at)}`;
 }
 
-/** The Redis keys of one token: all in one hash slot (`{fingerprint}`), for Redis Cluster. */
-export function redisKeys(fingerprint: string): { budget: string; cache: (id: string) => string } {
-  const tag = `hostctl:{${fingerprint.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}}`;
-  return { budget: `${tag}:budget`, cache: (id) => `${tag}:cache:${id}` };
+/**
+ * The Redis keys of one token, named by `tag` (the token's keyed digest: seal.ts), all in
+ * one hash slot (`{tag}`), for Redis Cluster.
+ */
+export function redisKeys(tag: string): { budget: string; cache: (id: string) => string } {
+  const prefix = `hostctl:{${tag.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}}`;
+  return { budget: `${prefix}:budget`, cache: (id) => `${prefix}:cache:${id}` };
 }
 
 export interface FleetOptions {
@@ -72,6 +87,8 @@ export interface FleetOptions {
   /** The machine's own budget, used when Redis cannot be: its file's path and the run's clock. */
   statePath: string;
   fingerprint: string;
+  /** The token, from which the keys that seal its entries and name its keys are derived (never stored). */
+  token: string;
   now: () => number;
   warn(text: string): void;
   /** Registers the URL's password with the run's sink: a secret like the token, wherever a message might carry it. */
@@ -98,9 +115,11 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const target = parseRedisUrl(setting.raw, setting.origin);
   if (target.password !== undefined) o.secret(target.password);
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
-  const [{ connectRedis, faultReason, RedisStore }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
+  const [{ connectRedis, faultReason, RedisStore, tokenSeal }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);
-  const unusable = (reason: string): void => {
+  const unusable = (raw: string): void => {
+    // The reason may be a server's own error text: shown as all server text is.
+    const reason = oneLine(raw, 200);
     if (required) {
       throw new NetworkError(
         `The shared store at ${target.where} cannot be used: ${reason}; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`,
@@ -111,7 +130,8 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   };
   try {
     const link = await connectRedis(target);
-    return new RedisStore(link, redisKeys(o.fingerprint), file, unusable);
+    const seal = tokenSeal(o.token);
+    return new RedisStore(link, redisKeys(seal.tag), file, unusable, seal);
   } catch (err) {
     unusable(faultReason(err, target));
     return undefined;

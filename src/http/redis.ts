@@ -2,7 +2,7 @@
 // BudgetStore that every machine using the token reaches. Its own chunk, loaded only when
 // a Redis URL is set (ioredis: see the README).
 //
-// One key per token fingerprint holds the same JSON the budget file holds; an update is
+// One key per token holds the same JSON the budget file holds, sealed (seal.ts); an update is
 // WATCH + GET + TIME (one round trip), the pure rules of budget.ts in this process, then
 // MULTI/SET/EXEC (a second), again if another machine wrote between. `now` is Redis's
 // TIME, so machines with skewed clocks agree on the window. Faults never cost a command:
@@ -14,6 +14,9 @@ import { Redis } from 'ioredis';
 import { normalizeBudget, type BudgetData, type BudgetStore, type FileStore } from './budget.js';
 import type { CacheStorage } from './cache.js';
 import { MAX_HORIZON_MS } from './ratelimit.js';
+import type { Seal } from './seal.js';
+
+export { tokenSeal } from './seal.js';
 
 /** Each of connect (TCP and TLS) and every command: well under a second, so that a dead store costs little. */
 const REDIS_TIMEOUT_MS = 500;
@@ -126,13 +129,13 @@ async function clockOf(link: RedisLink): Promise<number> {
   return now;
 }
 
-function parse(raw: string | null, now: number): BudgetData {
-  if (raw === null) return { sends: [] };
-  try {
-    return normalizeBudget(JSON.parse(raw), now);
-  } catch {
-    return { sends: [] };
-  }
+/**
+ * The budget a GET of `key` returned: an entry that does not open (see seal.ts) is an empty
+ * budget, which the next update writes over. A genuine one is never older than the key's
+ * lifetime, since every write renews it.
+ */
+function parse(seal: Seal, key: string, raw: string | null, now: number): BudgetData {
+  return normalizeBudget(seal.open(key, raw, now, MAX_HORIZON_MS), now);
 }
 
 /**
@@ -147,10 +150,12 @@ export class RedisStore implements BudgetStore<false> {
 
   constructor(
     private readonly link: RedisLink,
-    /** The token's keys (fleet.ts's redisKeys: a fingerprint, never the token). */
+    /** The token's keys (fleet.ts's redisKeys: the seal's tag, never the token or its fingerprint). */
     private readonly keys: { budget: string; cache(id: string): string },
     private readonly fallback: FileStore,
     private readonly onFault: (reason: string) => void,
+    /** The token's seal: every value is written sealed, and read only if it opens. */
+    private readonly seal: Seal,
   ) {
     this.key = keys.budget;
   }
@@ -212,13 +217,13 @@ export class RedisStore implements BudgetStore<false> {
       const [s, us] = replies[2]![1] as [string, string];
       const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
       this.link.offsetMs = Math.max(this.link.offsetMs, now - Date.now());
-      const { data, result } = fn(parse(raw, now), now);
+      const { data, result } = fn(parse(this.seal, this.key, raw, now), now);
       if (data === undefined) {
         await c.unwatch();
         return result;
       }
       // The key lapses an hour after its last write: nothing stays in Redis for good.
-      const done = await c.multi().set(this.key, JSON.stringify(data), 'PX', MAX_HORIZON_MS).exec();
+      const done = await c.multi().set(this.key, this.seal.seal(this.key, now, data), 'PX', MAX_HORIZON_MS).exec();
       if (done === null) continue; // another machine wrote the key meanwhile: again, on what it wrote
       for (const [err] of done) if (err) throw err;
       return result;
@@ -230,7 +235,7 @@ export class RedisStore implements BudgetStore<false> {
     if (this.usable()) {
       try {
         const raw = await this.link.client.get(this.key);
-        return parse(raw, this.now());
+        return parse(this.seal, this.key, raw, this.now());
       } catch (err) {
         this.fault(err);
       }
@@ -244,11 +249,11 @@ export class RedisStore implements BudgetStore<false> {
 
   /**
    * The --cache entries of one scope (a digest of base URL and fingerprint) in Redis, each
-   * lapsing `ttlMs` after it was written. A fault reads as a miss and keeps nothing (the
-   * same single warning as the budget's).
+   * lapsing `ttlMs` after it was written, sealed and named by keyed digests (seal.ts). A
+   * fault reads as a miss and keeps nothing (the same single warning as the budget's).
    */
   cacheStorage(scope: string, ttlMs: number): CacheStorage {
-    const keyOf = (name: string) => this.keys.cache(`${scope}:${name.replace(/[\\/]/g, ':')}`);
+    const keyOf = (name: string) => this.keys.cache(this.seal.name(`${scope}\n${name}`));
     const ttl = Math.max(1_000, Math.round(ttlMs));
     const safely = async <T>(work: () => Promise<T>, otherwise: T): Promise<T> => {
       if (!this.usable()) return otherwise;
@@ -263,19 +268,14 @@ export class RedisStore implements BudgetStore<false> {
     return {
       read: (name) =>
         safely(async () => {
-          const raw = await c.get(keyOf(name));
-          if (raw === null) return undefined;
-          try {
-            return JSON.parse(raw) as unknown;
-          } catch {
-            return undefined;
-          }
+          const key = keyOf(name);
+          return this.seal.open(key, await c.get(key), this.now(), ttl);
         }, undefined),
       write: (name, value) =>
         safely(async () => {
-          const text = JSON.stringify(value);
-          if (Buffer.byteLength(text) > MAX_CACHE_ENTRY_BYTES) return;
-          await c.multi().set(keyOf(name), text, 'PX', ttl).del(`${keyOf(name)}:filling`).exec();
+          if (Buffer.byteLength(JSON.stringify(value)) > MAX_CACHE_ENTRY_BYTES) return;
+          const key = keyOf(name);
+          await c.multi().set(key, this.seal.seal(key, this.now(), value), 'PX', ttl).del(`${key}:filling`).exec();
         }, undefined),
       claim: (name) =>
         safely(async () => {

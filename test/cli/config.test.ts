@@ -174,6 +174,17 @@ describe('profiles.<name>.redisUrl (a fleet\'s shared store, issue 26)', () => {
     expect(json).not.toContain('s3cret-pw');
   });
 
+  test('a hand-edited one that does not parse is shown without its password by list, list --json and get', async ({ ok, config }) => {
+    for (const broken of ['redis://:hun/ter2@127.0.0.1:port/0', 'redis:ci:hunter2@127.0.0.1:6379', 'redis://:hunter2:x:y']) {
+      writeFileSync(join(config.path, 'config.json'), JSON.stringify({ profiles: { ci: { redisUrl: broken } } }), { mode: 0o600 });
+      for (const args of [['config', 'list'], ['config', 'list', '--json'], ['config', 'get', 'profiles.ci.redisUrl']]) {
+        const shown = await ok(args);
+        expect(shown).toContain('****');
+        expect(shown).not.toMatch(/hun|ter2/);
+      }
+    }
+  });
+
   test('plain redis:// to a host that is not loopback is refused (exit 2) naming rediss://; loopback is fine', async ({ hostctl, ok }) => {
     const r = await hostctl(['config', 'set', 'profiles.ci.redisUrl', 'redis://:pw-here@redis.example.invalid:6379']);
     expect(r.code).toBe(2);

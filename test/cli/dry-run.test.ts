@@ -4,6 +4,7 @@
 // request log shows what arrived, and the budget file, which must not change.
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
@@ -117,6 +118,30 @@ describe('--dry-run', () => {
     const [req] = recorded(await hostctl(['api', '/apps', '--input', file, '--dry-run', '--json']));
     expect(req?.body).toBe(`{"name":"it's d\u00e9j\u00e0 dry"}`);
     expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+  });
+
+  test('a fleet\'s shared store is never opened, even required: the request is printed, exit 0, not one connection to the store', async ({ hostctl, sandbox }) => {
+    // A store that is down in the worst way for a run that needed it: it accepts, then hangs up.
+    let connections = 0;
+    const store = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = store.address() as { port: number };
+      const env = { HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0`, HOSTCTL_REDIS_REQUIRED: '1' };
+      for (const args of [['apps', 'list', '--dry-run'], ['apps', 'get', 'ap-dryrun001', '--cache', '1m', '--dry-run'], ['-R', 'apps', 'list', '--dry-run', '--all']]) {
+        const r = await hostctl(args, env);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(new RegExp(`^GET ${sandbox.baseUrl}/apps`));
+        expect(r.stderr).not.toMatch(/shared store|warning/);
+      }
+      expect(connections).toBe(0);
+      expect(await sandboxAdmin(sandbox).requests()).toHaveLength(0);
+    } finally {
+      await new Promise((resolve) => store.close(resolve));
+    }
   });
 
   test('no token: still prints the request, as Bearer <none>, and says a real run would stop', async ({ hostctl }) => {

@@ -59,7 +59,7 @@ async function fleet(env: Record<string, string>, after?: (done: number) => Prom
 }
 
 describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {
-  it('not one 429, every command exits 0; Redis holds the budget under the fingerprint, never the token', { timeout: 180_000 }, async () => {
+  it('not one 429, every command exits 0; Redis holds the budget under a digest keyed by the token, never the token', { timeout: 180_000 }, async () => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet');
     const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url });
@@ -194,7 +194,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     }
   });
 
-  it('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under the fingerprint, not the token', { timeout: 60_000 }, async () => {
+  it('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under a digest keyed by the token, not the token', { timeout: 60_000 }, async () => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet-cache');
     const store = await startRedis();

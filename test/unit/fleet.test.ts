@@ -79,12 +79,18 @@ describe('what is shown and kept', () => {
     expect(maskRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 
-  it('a URL too broken to parse still has what stands before its @ masked', () => {
+  it('a hand-edited URL that does not parse, whatever its shape, is shown without its password', () => {
     expect(maskRedisUrl('redis://user:hunter2@127.0.0.1:port/0')).toBe('redis://****@127.0.0.1:port/0');
-    expect(maskRedisUrl('not a url')).toBe('not a url');
+    // A password holding / or @, no // after the scheme, no host, no @ at all, no scheme.
+    for (const broken of ['redis://:hun/ter2@127.0.0.1:port/0', 'redis://:hun@ter2@127.0.0.1:port', 'redis:user:hunter2@127.0.0.1:6379', 'rediss://:hunter2@', 'redis://:hunter2:x:y', 'hunter2 no url']) {
+      const shown = maskRedisUrl(broken);
+      expect(shown).not.toMatch(/hun|ter2/);
+      expect(shown).toContain('****');
+    }
+    expect(maskRedisUrl('redis://:hun/ter2@127.0.0.1:port/0')).toBe('redis://****@127.0.0.1:port/0');
   });
 
-  it('the keys of one token share one hash slot ({fingerprint}) and hold only the fingerprint', () => {
+  it('the keys of one token share one hash slot ({tag}) and hold only the tag', () => {
     const k = redisKeys('ab12');
     expect(k.budget).toBe('hostctl:{ab12}:budget');
     expect(k.cache('x')).toBe('hostctl:{ab12}:cache:x');

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Budget, FileStore, windowUse, type BudgetData } from '../../src/http/budget.js';
 import { NetworkError } from '../../src/errors.js';
 import { openFleetStore, redisKeys, parseRedisUrl } from '../../src/http/fleet.js';
-import { connectRedis, faultReason, RedisStore, type RedisLink } from '../../src/http/redis.js';
+import { connectRedis, faultReason, RedisStore, tokenSeal, type RedisLink } from '../../src/http/redis.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
 import { closedPort, listenLoopback } from '../support/servers.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
@@ -35,7 +35,7 @@ afterAll(async () => {
 async function linked(fp: string, url = redis.url): Promise<{ s: RedisStore; link: RedisLink; faults: string[] }> {
   const faults: string[] = [];
   const link = await connectRedis(parseRedisUrl(url, 'test'));
-  const s = new RedisStore(link, redisKeys(fp), new FileStore(join(dir, fp, 'state.json'), fp), (why) => faults.push(why));
+  const s = new RedisStore(link, redisKeys(fp), new FileStore(join(dir, fp, 'state.json'), fp), (why) => faults.push(why), tokenSeal(`token-${fp}`));
   return { s, link, faults };
 }
 
@@ -140,7 +140,7 @@ describe.skipIf(skip !== undefined)('RedisStore', () => {
     const faults: string[] = [];
     const doomed = await startRedis();
     const link = await connectRedis(parseRedisUrl(doomed.url, 'test'));
-    const s = new RedisStore(link, redisKeys('fault'), new FileStore(join(dir, 'fault', 'state.json'), 'fault'), (why) => faults.push(why));
+    const s = new RedisStore(link, redisKeys('fault'), new FileStore(join(dir, 'fault', 'state.json'), 'fault'), (why) => faults.push(why), tokenSeal('token-fault'));
     await doomed.kill();
     const write = (n: number) => s.update((d: BudgetData) => ({ data: { ...d, limit: n }, result: n }), -1);
     expect(await write(5)).toBe(5);
@@ -249,8 +249,14 @@ describe.skipIf(skip !== undefined)('RedisStore: reading, the clock, closing and
 
 describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
   const admin = () => redis.client();
+  /** The one claim a test's store `fp` holds, whatever its entry's name became. */
+  const claimOf = async (fp: string) => {
+    const claims = await admin().keys(`hostctl:{${fp}}:cache:*:filling`);
+    expect(claims).toHaveLength(1);
+    return claims[0]!;
+  };
 
-  it('an entry is kept under its scope and name (a path\'s separators as colons) for the ttl, and read back as written', async () => {
+  it('an entry is kept under a name that says neither its scope nor its path, sealed, for the ttl, and read back as written', async () => {
     const { s, faults } = await linked('cache-kept');
     try {
       const cache = s.cacheStorage('scope1', 3_600_000.4);
@@ -258,14 +264,16 @@ describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
       expect(await cache.read('objects/list\\page')).toBeUndefined();
       await cache.write('objects/list\\page', { items: [1, 'two'] });
       expect(await cache.read('objects/list\\page')).toEqual({ items: [1, 'two'] });
-      const key = 'hostctl:{cache-kept}:cache:scope1:objects:list:page';
-      expect(await admin().get(key)).toBe('{"items":[1,"two"]}');
-      const ttl = await admin().pttl(key);
+      const [key, ...others] = await admin().keys('hostctl:{cache-kept}:cache:*');
+      expect(others).toEqual([]);
+      expect(key).not.toMatch(/scope1|objects|list|page/);
+      expect(await admin().get(key!)).not.toMatch(/items|two/);
+      const ttl = await admin().pttl(key!);
       expect(ttl).toBeGreaterThan(3_590_000);
       expect(ttl).toBeLessThanOrEqual(3_600_000);
-      // Text that is not JSON reads as a miss.
-      await admin().set('hostctl:{cache-kept}:cache:scope1:broken', 'not json {');
-      expect(await cache.read('broken')).toBeUndefined();
+      // Plain JSON written in its place reads as a miss.
+      await admin().set(key!, '{"items":[1,"two"]}');
+      expect(await cache.read('objects/list\\page')).toBeUndefined();
       expect(faults).toEqual([]);
     } finally {
       s.close();
@@ -310,7 +318,7 @@ describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
       vi.useRealTimers();
       s.close();
     }
-    const ttl = await admin().pttl('hostctl:{claim-free}:cache:scope:objects:filling');
+    const ttl = await admin().pttl(await claimOf('claim-free'));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(5_000);
     expect(faults).toEqual([]);
@@ -318,8 +326,8 @@ describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
 
   it('a claim another process holds: wait until it wrote the entry (which lets go of its claim), then go on without a claim', async () => {
     const [a, b] = [await linked('claim-held'), await linked('claim-held')];
-    const claimKey = 'hostctl:{claim-held}:cache:scope:objects:filling';
     await a.s.cacheStorage('scope', 60_000).claim!('objects');
+    const claimKey = await claimOf('claim-held');
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
       const waiting = watch(b.s.cacheStorage('scope', 60_000).claim!('objects'));
@@ -348,8 +356,8 @@ describe.skipIf(skip !== undefined)('RedisStore.cacheStorage', () => {
 
   it('a claim whose holder never fills it holds the others back 5 s by this machine\'s clock, not a poll longer', async () => {
     const [a, b] = [await linked('claim-dead'), await linked('claim-dead')];
-    const claimKey = 'hostctl:{claim-dead}:cache:scope:objects:filling';
     await a.s.cacheStorage('scope', 60_000).claim!('objects');
+    const claimKey = await claimOf('claim-dead');
     // The holder's claim stays in Redis as long as the test runs: only the waiter's own clock lets it go on.
     await admin().persist(claimKey);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -458,6 +466,7 @@ async function openAs(env: NodeJS.ProcessEnv, profileUrl?: string) {
     profileName: 'ci',
     statePath: join(dir, fingerprint, 'state.json'),
     fingerprint,
+    token: 'token-fleet-open',
     now: () => 1_700_000_000_000,
     warn: (text) => warnings.push(text),
     secret: (value) => secrets.push(value),
@@ -486,7 +495,7 @@ describe('RedisStore: a command that fails inside EXEC', () => {
       close: () => undefined,
     } as unknown as RedisLink;
     const faults: string[] = [];
-    const s = new RedisStore(link, redisKeys('exec'), new FileStore(join(dir, 'exec', 'state.json'), 'exec'), (why) => faults.push(why));
+    const s = new RedisStore(link, redisKeys('exec'), new FileStore(join(dir, 'exec', 'state.json'), 'exec'), (why) => faults.push(why), tokenSeal('token-exec'));
     expect(await s.update((d: BudgetData) => ({ data: { ...d, limit: 3 }, result: 'written' }), 'unused')).toBe('written');
     expect(faults).toEqual(["NOPERM User ci has no permissions to run the 'set' command"]);
     expect(s.where).toBe(join(dir, 'exec', 'budget', 'exec.json'));
@@ -528,14 +537,17 @@ describe('openFleetStore: a Redis that cannot be used', () => {
 });
 
 describe.skipIf(skip !== undefined)('openFleetStore: a Redis that can be used', () => {
-  it('is the shared store, keyed by the fingerprint, with no warning and no secret when the URL has no password', async () => {
+  it('is the shared store, keyed by the token\'s keyed digest (not its fingerprint), with no warning and no secret when the URL has no password', async () => {
     const { opening, warnings, secrets } = await openAs({ HOSTCTL_REDIS_URL: redis.url }, 'rediss://profile.example.invalid/0');
     const s = await opening;
     try {
       expect(s).toBeInstanceOf(RedisStore);
       expect(s!.where).toBe(`redis 127.0.0.1:${redis.port}`);
       await s!.update((d: BudgetData) => ({ data: { ...d, limit: 7 }, result: undefined }), undefined);
-      expect(JSON.parse(await redis.client().get('hostctl:{fleet-open}:budget') ?? 'null')).toMatchObject({ limit: 7 });
+      const seal = tokenSeal('token-fleet-open');
+      const key = `hostctl:{${seal.tag}}:budget`;
+      expect(seal.open(key, await redis.client().get(key), s!.now(), 60_000)).toMatchObject({ limit: 7 });
+      expect(await redis.client().keys('*fleet-open*')).toEqual([]);
       expect(warnings).toEqual([]);
       expect(secrets).toEqual([]);
     } finally {
