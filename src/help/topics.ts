@@ -274,8 +274,10 @@ It prints two lines on stdout, then serves until Ctrl-C:
   HOSTCTL_TOKEN=<a token named "sandbox">
 and on stderr, besides its log, the "export ..." line to paste into another terminal.
 
-Start it in the background of this shell, with its log in a file:
+Start it in the background of this shell, with its log in a file (a sandbox.env left
+from the last run would end the wait at once, so it goes first):
 
+  $ rm -f sandbox.env
   $ hostctl sandbox > sandbox.env 2> sandbox.log &
   $ until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a
   $ hostctl apps list
