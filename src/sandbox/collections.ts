@@ -54,7 +54,7 @@ export interface AddedBounds {
 }
 
 /** As the request log's (requestlog.ts): 10,000 entries, 16 MiB. */
-export const ADDED_BOUNDS: AddedBounds = { objects: 10_000, chars: 16 * 1024 * 1024 };
+const ADDED_BOUNDS: AddedBounds = { objects: 10_000, chars: 16 * 1024 * 1024 };
 
 export class Store {
   private readonly collections = new Map<string, Collection>();
