@@ -91,7 +91,7 @@ export function buildProgram(rt: Runtime = processRuntime(), words?: readonly st
     .examples([
       // Pasted as it is, it leaves a sandbox running in the background, its log in a file,
       // and this shell pointed at it; `kill %1` stops it.
-      'hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
+      'rm -f sandbox.env; hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
       'hostctl apps list',
       'hostctl apps get ap-… ap-… --json',
       'HOSTCTL_TOKEN=… hostctl envs list --all -o ndjson',

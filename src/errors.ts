@@ -66,8 +66,10 @@ export class NetworkError extends HostctlError {
   override readonly exitCode = ExitCode.Network;
   /** The connection broke before any answer arrived: a GET may safely be sent again. */
   readonly dropped: boolean;
+  declare readonly hint: string;
 
-  constructor(message: string, hint?: string, options?: { cause?: unknown; dropped?: boolean }) {
+  /** `hint` is required: whatever broke, the user needs a next step (and `--json` its `hint`). */
+  constructor(message: string, hint: string, options?: { cause?: unknown; dropped?: boolean }) {
     super(message, hint, options);
     this.dropped = options?.dropped === true;
   }

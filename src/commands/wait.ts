@@ -2,6 +2,9 @@
 // one batched request per round until all of them meet every condition; exit 7 when the
 // deadline passes first. The interval is the larger of --interval and the share of the
 // token's budget a poll may take, so that waiting never crowds out other commands.
+// The deadline bounds the polling, not the rate limit's wait: a round's request waits for
+// its slot as every request does (--max-wait bounds that, exit 5 past it), since giving up
+// before the one request that would tell is no answer either.
 
 import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
@@ -25,7 +28,10 @@ function waitDefinition(r: Resource) {
         .argParser(collect)
         .default([] as string[]),
     )
-    .option('--deadline <duration>', 'give up (exit 7) after this long, e.g. 90s, 10m (default 10m)')
+    .option(
+      '--deadline <duration>',
+      "give up (exit 7) after this long, e.g. 90s, 10m (default 10m). It bounds the polling: a round due after it comes at it, and none starts later; a request that waits for the token's rate limit finishes first (within --max-wait)",
+    )
     .option('--interval <duration>', "time between polls (default 5s; longer when the token's budget needs it)");
 }
 

@@ -149,8 +149,8 @@ The platform's limit is per token, and a team's token is shared far beyond one m
 the server's headers, after the fact. With a Redis that every machine reaches, they share
 one sliding window (on Redis's clock) and one --cache:
 
-  HOSTCTL_REDIS_URL=rediss://:PASSWORD@redis.example.com:6379/0
-  hostctl config set profiles.ci.redisUrl rediss://:PASSWORD@redis.example.com:6379/0
+  $ export HOSTCTL_REDIS_URL=rediss://:PASSWORD@redis.example.com:6379/0
+  $ hostctl config set profiles.ci.redisUrl rediss://:PASSWORD@redis.example.com:6379/0
 
 rediss:// is Redis with TLS (its CA as Node expects: NODE_EXTRA_CA_CERTS); plain redis://
 is accepted for a loopback host only (exit 2 otherwise). The password is a secret like the
@@ -274,8 +274,10 @@ It prints two lines on stdout, then serves until Ctrl-C:
   HOSTCTL_TOKEN=<a token named "sandbox">
 and on stderr, besides its log, the "export ..." line to paste into another terminal.
 
-Start it in the background of this shell, with its log in a file:
+Start it in the background of this shell, with its log in a file (a sandbox.env left
+from the last run would end the wait at once, so it goes first):
 
+  $ rm -f sandbox.env
   $ hostctl sandbox > sandbox.env 2> sandbox.log &
   $ until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a
   $ hostctl apps list

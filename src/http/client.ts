@@ -10,8 +10,8 @@ import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
-import { RateLimiter, type RateState } from './ratelimit.js';
-import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetStore } from './budget.js';
+import { RateLimiter, nextRate, parseRateHeaders, type RateState } from './ratelimit.js';
+import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetLayerOptions, type BudgetStore } from './budget.js';
 import { compose, type Answer, type Exchange, type Layer, type ExchangeHandler } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
@@ -137,6 +137,12 @@ export class HttpClient {
   private readonly budget: Budget;
   private readonly wire: Wire;
   private readonly clock: Clock;
+  /**
+   * The rate state of the last answer this process saw: -R's line must tell what this run
+   * learnt even when the store that keeps the budget failed part-way (Redis lost under
+   * HOSTCTL_REDIS_REQUIRED=1), and then has nothing to read back.
+   */
+  private seenRate?: RateState;
 
   constructor(readonly options: HttpClientOptions) {
     this.clock = options.clock ?? systemClock;
@@ -169,9 +175,40 @@ export class HttpClient {
     return budgetLeft(this.budgetSnapshot(), this.budget.store.now());
   }
 
-  /** The token's last rate state, from wherever its budget is kept. */
+  /**
+   * The token's last rate state, from wherever its budget is kept (another process's
+   * answer may be newer), or this process's own when that is newer or the store cannot say.
+   */
   async lastRate(): Promise<RateState | undefined> {
-    return this.budget.rate();
+    const stored = await Promise.resolve()
+      .then(() => this.budget.rate())
+      .catch(() => undefined);
+    const own = this.seenRate;
+    if (!own) return stored;
+    return stored && stored.seenAt >= own.seenAt ? stored : own;
+  }
+
+  private noteRate(headers: Record<string, string>): void {
+    const now = this.clock.now();
+    this.seenRate = nextRate(this.seenRate, parseRateHeaders(headers, now), now) ?? this.seenRate;
+  }
+
+  /** The budget as the budget layer uses it, noting each answer's rate state on the way. */
+  private budgetForLayer(): BudgetLayerOptions['file'] {
+    const budget = this.budget;
+    return {
+      tryReserve: (force) => budget.tryReserve(force),
+      withdraw: () => budget.withdraw(),
+      unprobe: () => budget.unprobe(),
+      observe: (headers, sentAt, fold) => {
+        this.noteRate(headers);
+        return budget.observe(headers, sentAt, fold);
+      },
+      on429: (sentAt, retryMs, headers) => {
+        if (headers) this.noteRate(headers);
+        return budget.on429(sentAt, retryMs, headers);
+      },
+    };
   }
 
   /** Requests actually sent (each redirect hop and each resend counts). */
@@ -249,7 +286,7 @@ export class HttpClient {
         now: this.clock.now,
       }),
       budgetLayer({
-        file: this.budget,
+        file: this.budgetForLayer(),
         origin,
         pace: (ms) => this.rate.pace(ms),
         defer: (ms) => this.rate.defer(ms),

@@ -185,7 +185,7 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
   const host = hostPort(c.url);
   const has = (...want: string[]) => codes.some((code) => want.includes(code));
   let message: string;
-  let hint: string | undefined;
+  let hint: string;
   let dropped = false;
   const proxyStatus = /Proxy response \((\d{3})\)/.exec(firstMessage(err))?.[1];
   const proxy = c.proxy ? `the proxy ${c.proxy.label} (${c.proxy.variable})` : 'the proxy';
@@ -201,9 +201,11 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
     message = `${capitalised(proxy)} closed the connection before the tunnel to ${host} was open.`;
     hint = `Check the proxy in ${c.proxy?.variable ?? 'HTTPS_PROXY'} (and its credentials), or list the host in NO_PROXY to go without it.`;
   } else if (c.timedOut || has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'TimeoutError')) {
-    message = `No answer from ${host}${via} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}; raise --timeout or try later.`;
+    message = `No answer from ${host}${via} within ${formatSeconds(c.timeoutMs)}${c.midResponse ? ' (the response stalled part-way)' : ''}.`;
+    hint = 'Raise --timeout or try later.';
   } else if (has('ECONNREFUSED')) {
-    message = `Could not connect to ${host}: connection refused. Is the server running, and is the base URL right (from ${c.baseUrlFrom ?? '--base-url'})?`;
+    message = `Could not connect to ${host}: connection refused.`;
+    hint = `Is the server running, and is the base URL right (from ${c.baseUrlFrom ?? '--base-url'})?`;
   } else if (has('ENOTFOUND')) {
     message = `Could not find the host ${c.url.hostname}: the DNS lookup failed.`;
     hint = `Check the host name in the base URL (from ${c.baseUrlFrom ?? '--base-url, HOSTCTL_BASE_URL or the profile'}) and your network connection.`;
@@ -227,7 +229,7 @@ export function networkError(err: unknown, c: NetworkContext): NetworkError {
     message = `Could not talk to ${host}: ${oneLine(firstMessage(err), 120)}.`;
     hint = 'Check --base-url and your network connection; run with --verbose for details.';
   }
-  if (c.proxy && !proxyStatus && !has(PROXY_RETRY_CODE)) hint = `${hint ? `${hint} ` : ''}The request went through ${proxy}; check it too.`;
+  if (c.proxy && !proxyStatus && !has(PROXY_RETRY_CODE)) hint = `${hint} The request went through ${proxy}; check it too.`;
   const code = codes[0];
   const cause = new Error(`${code ? `${code}: ` : ''}${oneLine(firstMessage(err), 2000)}`);
   return new NetworkError(message, hint, { cause, dropped });

@@ -2,6 +2,12 @@
 // sees what that person sees": here a person sees the objects of the teams they belong
 // to, the organisation's owner sees everything, and an object that leads to no team
 // (planted or created without one) is seen by everyone.
+//
+// The objects added after the seed (created with POST, planted by the admin endpoint) are
+// bounded in number and in size, as the request log is: past either bound the oldest added
+// go, down to nine tenths of it (one pass over the collections for many inserts, not one
+// per insert), so that a sandbox left running under a script's POSTs keeps a flat memory
+// and list pages of a bounded size. Seeded objects are never dropped.
 
 import { randomBytes } from 'node:crypto';
 import { PREFIXES, type SeedData } from './data.js';
@@ -36,19 +42,44 @@ const OWNER_LINKS: Readonly<Record<string, readonly (readonly [field: string, ta
 };
 
 class Collection {
-  readonly items: Item[] = [];
+  items: Item[] = [];
   readonly index = new Map<string, number>();
 }
+
+export interface AddedBounds {
+  /** The most objects added after the seed that are kept. */
+  readonly objects: number;
+  /** The most they hold together, as JSON text (UTF-16 code units, as the request log counts). */
+  readonly chars: number;
+}
+
+/** As the request log's (requestlog.ts): 10,000 entries, 16 MiB. */
+const ADDED_BOUNDS: AddedBounds = { objects: 10_000, chars: 16 * 1024 * 1024 };
 
 export class Store {
   private readonly collections = new Map<string, Collection>();
   /** Team IDs owning each object, or null when it leads to no team; cleared on every insert. */
   private owners = new Map<string, readonly string[] | null>();
+  /** The objects added after the seed, oldest first (a Map keeps insertion order), with their size. */
+  private readonly added = new Map<string, number>();
+  private addedChars = 0;
 
-  constructor(resources: readonly string[], data: SeedData) {
+  /**
+   * `seeded` tells the seed's objects from those a state file kept of earlier runs, which
+   * count as added (without it, all of `data` is the seed).
+   */
+  constructor(
+    resources: readonly string[],
+    data: SeedData,
+    seeded: (resource: string, id: string) => boolean = () => true,
+    private readonly bounds: AddedBounds = ADDED_BOUNDS,
+  ) {
     for (const name of resources) this.collections.set(name, new Collection());
     for (const [name, objects] of Object.entries(data)) {
-      for (const obj of objects) this.upsert(name, obj);
+      for (const obj of objects) {
+        const item = this.put(name, obj);
+        if (!seeded(name, item.id)) this.track(name, item);
+      }
     }
   }
 
@@ -70,8 +101,44 @@ export class Store {
     return i === undefined ? undefined : c?.items[i];
   }
 
-  /** Inserts the object as given, replacing one with the same publicId in place. */
+  /**
+   * Inserts the object as given, replacing one with the same publicId in place; it counts
+   * as added (newest), and the oldest added go while the bounds are passed.
+   */
   upsert(resource: string, obj: JsonObject): Item {
+    const item = this.put(resource, obj);
+    this.track(resource, item);
+    return item;
+  }
+
+  private track(resource: string, item: Item): void {
+    const key = `${resource}\u0000${item.id}`;
+    this.addedChars -= this.added.get(key) ?? 0;
+    this.added.delete(key);
+    this.added.set(key, item.json.length);
+    this.addedChars += item.json.length;
+    if (this.added.size <= this.bounds.objects && this.addedChars <= this.bounds.chars) return;
+    const gone = new Map<string, Set<string>>();
+    // The object just added stays, whatever its size: the body bound (413) caps it.
+    while (this.added.size > 1 && (this.added.size > this.bounds.objects * 0.9 || this.addedChars > this.bounds.chars * 0.9)) {
+      const [oldest, chars] = this.added.entries().next().value ?? ['', 0];
+      this.added.delete(oldest);
+      this.addedChars -= chars;
+      const at = oldest.indexOf('\u0000');
+      const name = oldest.slice(0, at);
+      gone.set(name, (gone.get(name) ?? new Set()).add(oldest.slice(at + 1)));
+    }
+    for (const [name, ids] of gone) {
+      const c = this.collections.get(name);
+      if (!c) continue;
+      c.items = c.items.filter((i) => !ids.has(i.id));
+      c.index.clear();
+      c.items.forEach((i, at) => c.index.set(i.id, at));
+    }
+    this.owners = new Map();
+  }
+
+  private put(resource: string, obj: JsonObject): Item {
     const c = this.collections.get(resource);
     if (!c) throw new Error(`unknown resource ${resource}`);
     if (typeof obj.publicId !== 'string' || obj.publicId === '') obj.publicId = this.newId(resource);

@@ -43,9 +43,13 @@ export class SandboxCore {
     const saved = settings.stateFile ? loadState(settings.stateFile) : undefined;
     this.seed = saved?.seed ?? settings.seed;
     const data = saved?.data ?? generateSeedData(this.seed);
+    // What a state file holds beyond the seed was added by earlier runs, and counts as added.
+    const seeded = saved ? generateSeedData(this.seed) : data;
+    const seedIds = new Set(Object.entries(seeded).flatMap(([name, objects]) => objects.map((o) => `${name}\u0000${String(o.publicId)}`)));
     this.store = new Store(
       RESOURCES.map((r) => r.name),
       data,
+      (name, id) => seedIds.has(`${name}\u0000${id}`),
     );
     this.tokens = new TokenStore(saved?.tokens ?? []);
     this.owner = ownerOf(data) ?? null;
@@ -59,7 +63,6 @@ export class SandboxCore {
     this.lockout = new Lockout(settings.lockoutAfter, settings.lockoutSeconds * 1000, clock);
 
     // The reference describes the seeded fields, whatever was planted or created since.
-    const seeded = saved ? generateSeedData(this.seed) : data;
     const samples = new Map<string, JsonObject>();
     for (const r of RESOURCES) {
       const first = seeded[r.name]?.[0];

@@ -25,7 +25,7 @@ function nonEmpty(what: string) {
 
 /** Shown by --help, and in the generated reference (docs/commands.md, man/). */
 export const SANDBOX_EXAMPLES: readonly string[] = [
-  'hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
+  'rm -f sandbox.env; hostctl sandbox > sandbox.env 2> sandbox.log & until [ -s sandbox.env ]; do sleep 0.2; done; set -a; . ./sandbox.env; set +a',
   'hostctl sandbox --port 8080',
   'hostctl sandbox --rate-limit 5 --window 10 --state ~/.hostctl-sandbox.json',
 ];

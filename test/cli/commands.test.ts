@@ -98,6 +98,46 @@ describe('hostctl commands', () => {
     expect(r.stdout).toMatch(/^ {8}--limit <n> {2}/m);
   });
 
+  describe('the output options every data command takes', () => {
+    /** hostctl commands with these words, in a config dir of its own; exit 0 and nothing on stderr. */
+    async function commands(args: string[]): Promise<string> {
+      const config = tmpDir('hostctl-commands-');
+      try {
+        const r = await runCli(['commands', ...args], { env: { HOSTCTL_CONFIG_DIR: config.path } });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toBe('');
+        return r.stdout;
+      } finally {
+        config.cleanup();
+      }
+    }
+
+    it('--jq runs over the tree as data, with or without --json', async () => {
+      const all = await tree();
+      expect(await commands(['--json', '--jq', '.[0].name'])).toBe(`${all[0]?.name}\n`);
+      expect(await commands(['--jq', '[.[] | select(.name | startswith("hostctl apps "))] | length'])).toBe(`${all.filter((c) => c.name.startsWith('hostctl apps ')).length}\n`);
+    });
+
+    it('--fields keeps only those members, in json and ndjson', async () => {
+      const all = await tree();
+      expect(JSON.parse(await commands(['--json', '--fields', 'name,usage']))).toEqual(all.map((c) => ({ name: c.name, usage: c.usage })));
+      const lines = (await commands(['-o', 'ndjson', '--fields', 'name'])).trimEnd().split('\n');
+      expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(all.map((c) => ({ name: c.name })));
+    });
+
+    it('-o tsv: one line per command, its name then its description; --fields picks the cells', async () => {
+      const all = await tree();
+      expect(await commands(['-o', 'tsv'])).toBe(all.map((c) => `${c.name}\t${c.description}\n`).join(''));
+      expect(await commands(['-o', 'tsv', '--fields', 'usage'])).toBe(all.map((c) => `${c.usage}\n`).join(''));
+    });
+
+    it('a bad --jq is a usage error (exit 2), as for every command', async () => {
+      const r = await runCli(['commands', '--json', '--jq', '.[']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+    });
+  });
+
   it('each command it lists runs --help', async () => {
     for (const c of await tree()) {
       const r = await runCli([...words(c), '--help']);

@@ -7,7 +7,8 @@
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
 import { sandboxAdmin, type RunResult, type Sandbox } from '../support/inproc.js';
-import { answer, closedPort } from '../support/hostile-server.js';
+import { answer, behaviours, closedPort, startHostile } from '../support/hostile-server.js';
+import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 import { ERROR_CODES, errorData, ApiError, DeadlineError, NotFoundError, RateLimitError, UsageError } from '../../src/errors.js';
 
 interface ErrorLine {
@@ -110,6 +111,47 @@ describe('each code of the contract, as one JSON line', () => {
     const e = errorLine(await hostctl(['apps', 'list', '--json', '--base-url', `http://127.0.0.1:${port}/v1`]), 6);
     expect(e.code).toBe('network');
     expect(e.message).toContain(`127.0.0.1:${port}`);
+  });
+
+  describe('network: every kind carries a hint, the next step to take', () => {
+    const network = async (run: Promise<RunResult>): Promise<ErrorLine> => {
+      const e = errorLine(await run, 6);
+      expect(e.code).toBe('network');
+      expect(e.hint, e.message).toMatch(/\S/);
+      return e;
+    };
+
+    test('connection refused', async ({ hostctl }) => {
+      const port = await closedPort();
+      const e = await network(hostctl(['apps', 'list', '--json', '--base-url', `http://127.0.0.1:${port}/v1`]));
+      expect(e.hint).toMatch(/server running.*base URL/);
+    });
+
+    test('a host name that does not resolve (.invalid)', async ({ hostctl }) => {
+      await network(hostctl(['apps', 'list', '--json', '--base-url', 'https://api.example.invalid/v1']));
+    });
+
+    test('no answer within --timeout', async ({ hostctl, hostile }) => {
+      const server = await hostile(behaviours.neverAnswers);
+      const e = await network(hostctl(['apps', 'list', '--json', '--timeout', '0.2', '--base-url', server.baseUrl]));
+      expect(e.hint).toContain('--timeout');
+    });
+
+    test('a connection reset part-way through the answer', async ({ hostctl, hostile }) => {
+      const server = await hostile(behaviours.resetMidResponse);
+      await network(hostctl(['apps', 'list', '--json', '--base-url', server.baseUrl]));
+    });
+
+    test.skipIf(opensslUnavailable() !== undefined)('a TLS certificate that is not trusted', async ({ hostctl, home }) => {
+      const cert = selfSignedCert(home.path, { dns: ['localhost'], ip: ['127.0.0.1'] });
+      const server = await startHostile(behaviours.ok, cert);
+      try {
+        const e = await network(hostctl(['apps', 'list', '--json', '--base-url', server.baseUrl]));
+        expect(e.hint).toContain('NODE_EXTRA_CA_CERTS');
+      } finally {
+        await server.close();
+      }
+    });
   });
 
   test('warnings are JSON lines too', async ({ hostctl, sandbox }) => {

@@ -40,7 +40,7 @@ describe('network faults: exit 6', () => {
   test('a server that never answers: --timeout 1 ends the command (the runner kills it after 20 s, so a hang fails the test)', async ({ against }) => {
     const r = await against(behaviours.neverAnswers, ['--timeout', '1'], 20_000);
     expectCleanFailure(r, 6, TOKEN);
-    expect(r.stderr).toMatch(/No answer from 127\.0\.0\.1:\d+ within 1s; raise --timeout/);
+    expect(r.stderr).toMatch(/No answer from 127\.0\.0\.1:\d+ within 1s\.\nRaise --timeout/);
     expect(r.server.seen).toHaveLength(1);
   });
 

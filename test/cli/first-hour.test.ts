@@ -51,7 +51,7 @@ describe('a stopped server', () => {
     writeFileSync(join(config.path, 'config.json'), JSON.stringify({ profiles: { staging: { baseUrl: url } } }));
     const fromProfile = await hostctl(['--profile', 'staging', 'teams', 'list'], { HOSTCTL_BASE_URL: undefined });
     expectCleanFailure(fromProfile, 6, sandbox.token);
-    expect(fromProfile.stderr).toMatch(/connection refused\. Is the server running, and is the base URL right \(from profile "staging"\)\?/);
+    expect(fromProfile.stderr).toMatch(/connection refused\.\nIs the server running, and is the base URL right \(from profile "staging"\)\?/);
     const fromEnv = await hostctl(['teams', 'list'], { HOSTCTL_BASE_URL: url });
     expect(fromEnv.stderr).toMatch(/\(from HOSTCTL_BASE_URL\)/);
     const fromFlag = await hostctl(['teams', 'list', '--base-url', url]);

@@ -39,6 +39,22 @@ describe('hostctl help <topic>', () => {
     expect(r.stdout.length).toBeGreaterThan(400);
   });
 
+  it('fleet: at any width, every example is a command of its own, on its own line (with its " \\" continuations)', async () => {
+    for (const columns of [60, 80, 120]) {
+      const r = await runCli(['help', 'fleet'], { columns });
+      expect(r.code).toBe(0);
+      const lines = r.stdout.split('\n');
+      // An indented line is an example: a "$ " command, or the continuation of the one above.
+      lines.forEach((line, i) => {
+        if (!/^\s/.test(line) || line.trim() === '') return;
+        const continues = (lines[i - 1] ?? '').endsWith(' \\');
+        expect(/^\s*\$ /.test(line) || continues, `${columns} columns: "${line}"`).toBe(true);
+      });
+      const commands = lines.filter((l) => /^\s*\$ /.test(l));
+      expect(commands.length, `${columns} columns`).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   it('exit-codes names every code of the contract', async () => {
     const r = await runCli(['help', 'exit-codes']);
     expect(r.code).toBe(0);

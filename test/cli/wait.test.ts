@@ -4,7 +4,7 @@
 
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
-import { runCli, sandboxAdmin } from '../support/inproc.js';
+import { runCli, sandboxAdmin, type Sandbox } from '../support/inproc.js';
 
 const test = cliTest({ runOnSandbox: true })
   .extend('runOptions', () => ({ timeoutMs: 60_000 }))
@@ -100,6 +100,42 @@ describe('wait', () => {
   test('an ID that does not exist: exit 3 after one request', async ({ hostctl }) => {
     const r = await hostctl(['apps', 'wait', 'ap-waitnone001', '--for', 'status=running']);
     expect(r.code).toBe(3);
+  });
+});
+
+describe('what --deadline bounds, with the token\'s window spent', () => {
+  const spent = async (sandboxes: (flags: string[]) => Promise<Sandbox>) => {
+    const small = await sandboxes(['--rate-limit', '1', '--window', '60']);
+    await sandboxAdmin(small).plant('apps', [{ publicId: 'ap-waitspent01', name: 'spent', status: 'deploying' }]);
+    const env = { HOSTCTL_BASE_URL: small.baseUrl, HOSTCTL_TOKEN: small.token };
+    return { small, env };
+  };
+
+  test('--help says it: the polling, not a request waiting for the rate limit, which --max-wait bounds', async () => {
+    const r = await runCli(['apps', 'wait', '--help']);
+    expect(r.code).toBe(0);
+    // The flag's line and the lines its description wraps onto, up to the next flag.
+    const deadline = (/^ *--deadline <duration> +(.*(?:\n {10,}\S.*)*)/m.exec(r.stdout)?.[1] ?? '').replace(/\s+/g, ' ');
+    expect(deadline).toContain('bounds the polling');
+    expect(deadline).toContain('--max-wait');
+  });
+
+  test('a short deadline: the one round waits for its slot (within --max-wait), is answered, then exit 7', { timeout: 60_000 }, async ({ hostctl, sandboxes }) => {
+    const { small, env } = await spent(sandboxes);
+    expect((await hostctl(['apps', 'list', '--limit', '1'], env)).code).toBe(0);
+    await sandboxAdmin(small).clearRequests();
+    const r = await hostctl(['apps', 'wait', 'ap-waitspent01', '--for', 'status=running', '--deadline', '3s'], env);
+    expect(r.code, r.stderr).toBe(7);
+    expect((await sandboxAdmin(small).requests()).map((q) => q.status)).toEqual([200]);
+  });
+
+  test('--max-wait shorter than the window: exit 5 at once, nothing sent', async ({ hostctl, sandboxes }) => {
+    const { small, env } = await spent(sandboxes);
+    expect((await hostctl(['apps', 'list', '--limit', '1'], env)).code).toBe(0);
+    await sandboxAdmin(small).clearRequests();
+    const r = await hostctl(['apps', 'wait', 'ap-waitspent01', '--for', 'status=running', '--deadline', '3s', '--max-wait', '3'], env);
+    expect(r.code, r.stderr).toBe(5);
+    expect(await sandboxAdmin(small).requests()).toEqual([]);
   });
 });
 

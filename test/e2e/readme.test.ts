@@ -1,8 +1,9 @@
 // The README is followed as a newcomer follows it: every fenced `sh` block, in order, in
 // one bash with `set -e`, in a fresh home directory, with this clone's hostctl on the PATH.
-// Its examples start their own sandbox, as the README says to. The user guides whose
-// snippets change the machine (completion, the headless keychain) run the same way
-// against a sandbox started here, as after the README's first example.
+// Its examples start their own sandbox, as the README says to, and so do docs/sandbox.md's,
+// each in a directory where the last run left its sandbox.env (a sandbox long gone). The
+// user guides whose snippets change the machine (completion, the headless keychain) run the
+// same way against a sandbox started here, as after the README's first example.
 //
 // Markers, an HTML comment on the line before a block:
 //   <!-- snippet: not run, <why> -->     a block that cannot run here (a real platform login)
@@ -85,6 +86,14 @@ async function follow(file: string, env: Record<string, string> = {}, prepare?: 
   }
 }
 
+/**
+ * What a run before this one left in the working directory: the env file of a sandbox that
+ * has stopped. The recipes must wait for the new sandbox's, not take this one.
+ */
+function leftFromLastRun(cwd: string): void {
+  writeFileSync(join(cwd, 'sandbox.env'), 'HOSTCTL_BASE_URL=http://127.0.0.1:9/v1\nHOSTCTL_TOKEN=hsb_fromthelastrun\n');
+}
+
 describe('README.md', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
@@ -105,7 +114,7 @@ describe('README.md', () => {
   });
 
   it('runs start to finish, every sh block in order, in a fresh home directory', async () => {
-    const r = await follow('README.md');
+    const r = await follow('README.md', {}, leftFromLastRun);
     try {
       expect(r.stderr).not.toMatch(/snippet at README\.md:\d+ failed/);
       expect(r.code, r.stderr).toBe(0);
@@ -116,6 +125,25 @@ describe('README.md', () => {
       expect(log).toContain('POST /v1/apps 201 sandbox');
       expect(readFileSync(join(r.home, '.bashrc'), 'utf8')).toBe('source <(hostctl completion bash)\n');
       expect(r.stdout).toContain('no such app');
+    } finally {
+      r.cleanup();
+    }
+  });
+});
+
+describe('docs/sandbox.md', () => {
+  it('runs start to finish, every sh block in order: its recipe starts a sandbox, and every curl example is answered 2xx', async () => {
+    const r = await follow('docs/sandbox.md', {}, leftFromLastRun);
+    try {
+      expect(r.stderr).not.toMatch(/snippet at docs\/sandbox\.md:\d+ failed/);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.runnable.length).toBeGreaterThanOrEqual(3);
+      expect(r.stdout).toMatch(new RegExp(`__done ${r.runnable.length}\\n$`));
+      // The admin example made its token (the only time the token is shown) and revoked it.
+      expect(r.stdout).toMatch(/"name":\s*"ci"[^}]*"token":\s*"hsb_/);
+      const log = readFileSync(join(r.cwd, 'sandbox.log'), 'utf8');
+      expect(log).toContain('POST /v1/apps 201 sandbox');
+      expect(log).not.toMatch(/ 4\d\d /);
     } finally {
       r.cleanup();
     }

@@ -306,7 +306,7 @@ describe('--timeout bounds every request of the built CLI', () => {
     const s = await server(behaviours.neverAnswers);
     const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 6, TOKEN);
-    expect(r.stderr).toBe(`hostctl: No answer from 127.0.0.1:${s.port} within 1s; raise --timeout or try later.\n`);
+    expect(r.stderr).toBe(`hostctl: No answer from 127.0.0.1:${s.port} within 1s.\nRaise --timeout or try later.\n`);
     expect(s.seen).toHaveLength(1);
   });
 
@@ -315,7 +315,7 @@ describe('--timeout bounds every request of the built CLI', () => {
     try {
       const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', `https://localhost:${silent.port}/v1`]);
       expectCleanFailure(r, 6, TOKEN);
-      expect(r.stderr).toBe(`hostctl: No answer from localhost:${silent.port} within 1s; raise --timeout or try later.\n`);
+      expect(r.stderr).toBe(`hostctl: No answer from localhost:${silent.port} within 1s.\nRaise --timeout or try later.\n`);
       expect(silent.connections()).toBe(1);
     } finally {
       await silent.close();
@@ -329,7 +329,7 @@ describe('--timeout bounds every request of the built CLI', () => {
     });
     const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 6, TOKEN);
-    expect(r.stderr).toContain(`hostctl: No answer from 127.0.0.1:${s.port} within 1s (the response stalled part-way); raise --timeout or try later.`);
+    expect(r.stderr).toContain(`hostctl: No answer from 127.0.0.1:${s.port} within 1s (the response stalled part-way).\nRaise --timeout or try later.`);
   });
 
   it('a body that trickles a byte at a time for ever: --timeout covers the whole body, not each chunk', async () => {

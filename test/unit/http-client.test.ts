@@ -353,7 +353,8 @@ describe('network failures', () => {
     const err = await rejection(h.client.request({ path: '/apps' }));
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).exitCode).toBe(6);
-    expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused. Is the server running, and is the base URL right (from --base-url)?`);
+    expect(err.message).toBe(`Could not connect to 127.0.0.1:${port}: connection refused.`);
+    expect((err as NetworkError).hint).toBe('Is the server running, and is the base URL right (from --base-url)?');
   });
 
   /** Resolves once undici has received the head of a response (its diagnostics channel). */
@@ -380,7 +381,8 @@ describe('network failures', () => {
     });
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.message).toContain('No answer from 127.0.0.1:');
-    expect(err.message).toContain('within 0.3s; raise --timeout or try later');
+    expect(err.message).toContain('within 0.3s.');
+    expect((err as NetworkError).hint).toBe('Raise --timeout or try later.');
     expect(err.message).not.toContain('stalled part-way');
   });
 

@@ -73,7 +73,7 @@ describe('transientRetry', () => {
       ['the API answered 503', 1],
       ['the API answered 502', 2],
     ]);
-    const dropped = run([new NetworkError('closed', undefined, { dropped: true }), new NetworkError('closed', undefined, { dropped: true }), status(200)]);
+    const dropped = run([new NetworkError('closed', 'Try again.', { dropped: true }), new NetworkError('closed', 'Try again.', { dropped: true }), status(200)]);
     await dropped.result;
     expect(dropped.notes).toEqual([
       ['the connection dropped before an answer', 1],
@@ -88,14 +88,14 @@ describe('transientRetry', () => {
   });
 
   it('a dropped connection is resent; a broken-off response or a timeout is not', async () => {
-    const dropped = run([new NetworkError('closed', undefined, { dropped: true }), status(200)]);
+    const dropped = run([new NetworkError('closed', 'Try again.', { dropped: true }), status(200)]);
     expect((await dropped.result).status).toBe(200);
     // A backoff past --max-wait ends it too: the drop is reported, nothing resent.
-    const noTime = run([new NetworkError('closed', undefined, { dropped: true }), status(200)], get, 2, BASE_BACKOFF_MS / 4);
+    const noTime = run([new NetworkError('closed', 'Try again.', { dropped: true }), status(200)], get, 2, BASE_BACKOFF_MS / 4);
     await expect(noTime.result).rejects.toThrow('closed');
     expect(noTime.calls()).toBe(1);
     expect(noTime.waits).toEqual([]);
-    const midway = run([new NetworkError('broke off'), status(200)]);
+    const midway = run([new NetworkError('broke off', 'Try again.'), status(200)]);
     await expect(midway.result).rejects.toThrow('broke off');
     expect(midway.calls()).toBe(1);
   });
