@@ -1,13 +1,18 @@
-// Mutation testing (`npm run test:mutation`; docs/testing.md has the figures): Stryker
-// changes the code that keeps hostctl's promises one small edit at a time and runs the
-// unit and cli layers against each change; a change no test notices is a gap in the tests.
-// The globs name folders, not files, so that moving a module keeps it measured.
+// Mutation testing (`npm run test:mutation`; docs/testing.md): Stryker changes the code that
+// keeps hostctl's promises one small edit at a time and runs the unit and cli layers against
+// each change; a change no test notices is a gap in the tests. The globs name folders, not
+// files, so that moving a module keeps it measured.
 //
-// The scope is measured in pieces (PIECES, run by scripts/mutation.mjs), one at a time,
-// each with an incremental file of its own in test/mutation/ (committed: a re-run tests
-// again only the mutants whose code or tests changed, in any checkout) and its reports under
-// reports/mutation/PIECE.*. HOSTCTL_MUTATION_PIECE=NAME makes `npx stryker run` run that
-// piece; unset, it runs the whole scope with reports/mutation/incremental.json.
+// The scope is measured in pieces (PIECES, run by scripts/mutation.mjs), one at a time. A
+// piece's incremental file (a re-run tests again only the mutants whose code or tests
+// changed) is state, not source: it lives in MUTATION_CACHE, outside the checkout, and its
+// reports under reports/mutation/PIECE.*. HOSTCTL_MUTATION_PIECE=NAME makes `npx stryker run`
+// run that piece; unset, it runs the whole scope with MUTATION_CACHE/all.incremental.json.
+import { join } from 'node:path';
+import { userCache } from './scripts/node-dist.mjs';
+
+/** ${HOSTCTL_MUTATION_CACHE:-${XDG_CACHE_HOME:-~/.cache}/hostctl-mutation}: CI may keep it as an artifact. */
+export const MUTATION_CACHE = userCache('hostctl-mutation', 'HOSTCTL_MUTATION_CACHE');
 
 /** The pieces, each a few hundred to a thousand mutants: together, exactly `mutate` below. */
 export const PIECES = {
@@ -35,7 +40,7 @@ if (piece !== undefined && !Object.hasOwn(PIECES, piece)) {
 const pieceOptions = piece
   ? {
       mutate: PIECES[piece],
-      incrementalFile: `test/mutation/${piece}.incremental.json`,
+      incrementalFile: join(MUTATION_CACHE, `${piece}.incremental.json`),
       htmlReporter: { fileName: `reports/mutation/${piece}.html` },
       jsonReporter: { fileName: `reports/mutation/${piece}.json` },
       // One file per mutant tested, as it is tested (reports/mutation/events-PIECE/): what
@@ -56,7 +61,7 @@ export default {
   coverageAnalysis: 'perTest',
   // A re-run tests only the mutants whose code or tests changed since the last one.
   incremental: true,
-  incrementalFile: 'reports/mutation/incremental.json',
+  incrementalFile: join(MUTATION_CACHE, 'all.incremental.json'),
   concurrency: 2,
   // Tests run against loopback servers on a busy machine: give a slow mutant room before
   // calling it a timeout (an endless loop still ends as one).
@@ -67,7 +72,7 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
   // What the sandbox copy of the project leaves out: other builds and reports.
-  ignorePatterns: ['dist.*', 'coverage', 'reports', 'test/mutation', '.tmp'],
+  ignorePatterns: ['dist.*', 'coverage', 'reports', '.tmp'],
   // Vitest does not type-check, so the sandbox's files stay as they are: a line added at the
   // top of dist/*.cjs would break the built CLI that some cli tests run.
   disableTypeChecks: false,

@@ -2,8 +2,9 @@
 // npm run test:mutation [-- PIECE ...] [-- --concurrency 1 …]: Stryker over the modules that
 // keep hostctl's promises (docs/testing.md), one piece after another (PIECES in
 // stryker.config.mjs; all of them when none is named), each with its own incremental file in
-// test/mutation/ and its reports under reports/mutation/. Builds dist/ first: a few cli tests
-// run the built CLI. Arguments that begin with -- go to Stryker as they are.
+// the cache directory (MUTATION_CACHE: $HOSTCTL_MUTATION_CACHE, else hostctl-mutation under
+// the XDG cache home) and its reports under reports/mutation/. Builds dist/ first: a few cli
+// tests run the built CLI. Arguments that begin with -- go to Stryker as they are.
 //
 //   node scripts/mutation.mjs --survivors PIECE [TEXT]   what survived so far (during a run too),
 //                                                        one line a mutant, of files whose path has TEXT
@@ -12,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PIECES } from '../stryker.config.mjs';
+import { MUTATION_CACHE, PIECES } from '../stryker.config.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const reports = join(root, 'reports', 'mutation');
@@ -104,6 +105,7 @@ if (args[0] === '--survivors') {
     if (status !== 0) process.exit(status ?? 1);
   };
   run(process.execPath, ['scripts/build.mjs']);
+  console.log(`mutation: incremental files in ${MUTATION_CACHE}`);
   for (const piece of pieces.length > 0 ? pieces : Object.keys(PIECES)) {
     console.log(`mutation: piece ${piece} (${PIECES[piece].join(' ')})`);
     run(process.execPath, [join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', ...strykerArgs], { ...process.env, HOSTCTL_MUTATION_PIECE: piece });

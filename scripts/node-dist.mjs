@@ -22,9 +22,17 @@ import { parseArgs } from 'node:util';
 
 const WINDOWS = process.platform === 'win32';
 
+/**
+ * A cache of the project's scripts, outside the checkout so that no clone carries it: the
+ * directory the environment variable `override` names, else `name` under the XDG cache home.
+ */
+export function userCache(name, override, env = process.env) {
+  if (env[override]) return env[override];
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), name);
+}
+
 export function cacheRoot(env = process.env) {
-  if (env.HOSTCTL_BUILD_CACHE) return env.HOSTCTL_BUILD_CACHE;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'hostctl-build');
+  return userCache('hostctl-build', 'HOSTCTL_BUILD_CACHE', env);
 }
 
 /** The npm package's name for a platform: the `node` package's own naming. */

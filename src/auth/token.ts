@@ -20,7 +20,7 @@ export interface Token {
  * The lowercase hex SHA-256 of the token's UTF-8 bytes: the key of its state (state.json).
  * Every command that sends a request computes it. @noble/hashes (audited, pure
  * JavaScript) rather than node:crypto, whose loading and first digest take about 4 ms,
- * as much as the rest of hostctl's own work on `apps list --json` (docs/performance.md).
+ * as much as the rest of hostctl's own work on `apps list --json` (measured for issue 15).
  */
 export function fingerprint(token: string): string {
   return bytesToHex(sha256(utf8ToBytes(token)));

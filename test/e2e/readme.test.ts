@@ -12,13 +12,28 @@
 // Every run gets its own HOME and XDG directories, none of the developer's.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { BIN, ROOT, runProcess, tmpDir } from '../support/cli.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 import { underCI } from '../support/ci.js';
 import { snippets, type Snippet } from '../support/snippets.js';
+
+const withoutCode = (markdown: string) => markdown.replace(/^```[\s\S]*?^```/gm, '');
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces as hyphens, a repeat numbered. */
+function sectionsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, heading = ''] of withoutCode(markdown).matchAll(/^#{1,6} +(.+?)[ #]*$/gm)) {
+    const slug = heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
 
 const has = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 
@@ -107,10 +122,20 @@ describe('README.md', () => {
     expect(snippets(readme).filter((s) => s.notRun === undefined).length).toBeGreaterThanOrEqual(11);
   });
 
-  it('links to files that exist', () => {
-    const links = [...readme.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? '').filter((l) => !/^[a-z]+:/.test(l));
-    expect(links.length).toBeGreaterThan(8);
-    for (const link of links) expect(existsSync(resolve(ROOT, link)), link).toBe(true);
+  it('links to files and sections that exist, from the README and every page of docs/', () => {
+    const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    let links = 0;
+    for (const page of pages) {
+      for (const [, target = ''] of withoutCode(readFileSync(join(ROOT, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        links++;
+        const [path = '', section] = target.split('#');
+        const file = path === '' ? join(ROOT, page) : resolve(ROOT, dirname(page), path);
+        expect(existsSync(file), `${page}: ${target}`).toBe(true);
+        if (section !== undefined && file.endsWith('.md')) expect([...sectionsOf(readFileSync(file, 'utf8'))], `${page}: ${target}`).toContain(section);
+      }
+    }
+    expect(links).toBeGreaterThan(8);
   });
 
   it('runs start to finish, every sh block in order, in a fresh home directory', async () => {
