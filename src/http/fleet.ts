@@ -100,20 +100,24 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
   const [{ connectRedis, faultReason, RedisStore }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);
-  const unusable = (reason: string): void => {
+  const unusable = (reason: string, until: string): void => {
     if (required) {
       throw new NetworkError(
         `The shared store at ${target.where} cannot be used: ${reason}; HOSTCTL_REDIS_REQUIRED=1 forbids going on without it.`,
         'Check that Redis runs and the URL and its password are right, or unset HOSTCTL_REDIS_REQUIRED to fall back to this machine\'s own budget.',
       );
     }
-    o.warn(`the shared store at ${target.where} cannot be used (${reason}); this run uses this machine's own rate budget.`);
+    o.warn(`the shared store at ${target.where} cannot be used (${reason}); ${until}.`);
   };
   try {
     const link = await connectRedis(target);
-    return new RedisStore(link, redisKeys(o.fingerprint), file, unusable);
+    // A fault later is one outage: the store connects again after a pause (a long-lived process outlives it).
+    return new RedisStore(link, redisKeys(o.fingerprint), file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), {
+      connect: () => connectRedis(target),
+      now: o.now,
+    });
   } catch (err) {
-    unusable(faultReason(err, target));
+    unusable(faultReason(err, target), "this run uses this machine's own rate budget");
     return undefined;
   }
 }
