@@ -16,7 +16,7 @@
 import { join, dirname } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
-import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
+import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, UNIX_TIME_THRESHOLD, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
 import type { Answer, Layer } from './layers.js';
 
@@ -820,7 +820,8 @@ export class Budget<S extends boolean = boolean> implements RateStore {
    * answer is left to write). `fold`: false for a probe's answer, which the others wait
    * for, and for a caller that reads the store next.
    */
-  observe(headers: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+  observe(answer: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+    const headers = this.onStoreClock(answer);
     const at = this.store.now();
     const last = this.last;
     const own = this.own();
@@ -851,8 +852,21 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return this.update(() => ({ result: undefined }), undefined);
   }
 
-  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): Out<S, void> {
+  on429(sentAt: number, retryMs: number, answer?: Record<string, string>): Out<S, void> {
+    const headers = answer && this.onStoreClock(answer);
     return this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
+  }
+
+  /**
+   * The answer's headers with a Reset given as a Unix time (a wall-clock time: this
+   * machine's, as far as it can tell) moved onto a shared store's clock, as a Reset in
+   * seconds is by the rules reading it on that clock.
+   */
+  private onStoreClock(headers: Record<string, string>): Record<string, string> {
+    const skew = this.store.skewMs?.() ?? 0;
+    const reset = Number(headers['x-ratelimit-reset']?.split(',')[0]);
+    if (skew === 0 || !(reset > UNIX_TIME_THRESHOLD)) return headers;
+    return { ...headers, 'x-ratelimit-reset': String(reset + skew / 1000) };
   }
 
   /**

@@ -196,6 +196,13 @@ describe('a Redis clock a day ahead shows in no reset figure', () => {
       const blocked = await budget.rate();
       expect(blocked!.resetAt! - Date.now()).toBeGreaterThan(0);
       expect(blocked!.resetAt! - Date.now()).toBeLessThanOrEqual(30_000);
+      // A Reset given as a Unix time (the alt server's way) is a wall-clock time: the same.
+      const next = await budget.tryReserve(true);
+      if (!('sentAt' in next)) throw new Error('a forced reservation always succeeds');
+      await budget.observe({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '18', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) }, next.sentAt, false);
+      const unix = await budget.rate();
+      expect(unix!.resetAt! - Date.now()).toBeGreaterThan(0);
+      expect(unix!.resetAt! - Date.now()).toBeLessThanOrEqual(61_000);
     } finally {
       s.close();
       await fake.close();
