@@ -27,7 +27,7 @@ const MAX_ATTEMPTS = 50;
  * command is over long before (it never waits for a reconnection), and a long-lived
  * process pays at most one connect timeout per pause while Redis is away.
  */
-export const RECONNECT_PAUSE_MS = 5_000;
+const RECONNECT_PAUSE_MS = 5_000;
 /** A cache entry larger than this is not shared (lists of a few thousand objects fit). */
 const MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 /** How long a process's claim to fill a cache entry holds the others back at most (a fetch that died). */
