@@ -878,11 +878,11 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return then(this.read(), (d: BudgetData) => onClock(d.rate, -(this.store.skewMs?.() ?? 0))) as Out<S, RateState | undefined>;
   }
 
-  /** `fn` gets and returns the rate state on this machine's clock (rate()'s), and `now` on it. */
-  updateRate(fn: (prev: RateState | undefined, now: number) => RateState): Out<S, void> {
-    return this.update((d, now) => {
+  /** `fn` gets and returns the rate state on this machine's clock (rate()'s); the store keeps it on its own. */
+  updateRate(fn: (prev: RateState | undefined) => RateState): Out<S, void> {
+    return this.update((d) => {
       const skew = this.store.skewMs?.() ?? 0;
-      return { data: { ...d, rate: onClock(fn(onClock(d.rate, -skew), now - skew), skew) }, result: undefined };
+      return { data: { ...d, rate: onClock(fn(onClock(d.rate, -skew)), skew) }, result: undefined };
     }, undefined);
   }
 }

@@ -70,8 +70,7 @@ export interface RateState {
 
 /** Where a 429's wait records the window as spent (budget.ts's BudgetFile); `updateRate` runs under its lock. */
 export interface RateStore {
-  /** `now`: the moment of the update, on the clock the rate state is kept on. */
-  updateRate(fn: (prev: RateState | undefined, now: number) => RateState): void | Promise<void>;
+  updateRate(fn: (prev: RateState | undefined) => RateState): void | Promise<void>;
 }
 
 export interface RateHeaders {
@@ -190,7 +189,7 @@ export class RateLimiter {
     // The window is spent whatever the headers said; the next command must know. Retry-After
     // says when a request is welcome again; a Reset further off (the end of a window that
     // started earlier) must not make the retry wait for it.
-    await this.o.rates.updateRate((prev, at) => ({ limit: prev?.limit, remaining: 0, resetAt: at + ms, seenAt: at }));
+    await this.o.rates.updateRate((prev) => ({ limit: prev?.limit, remaining: 0, resetAt: now + ms, seenAt: now }));
     if (asked > MAX_HORIZON_MS) {
       this.o.state.save();
       throw new RateLimitError(

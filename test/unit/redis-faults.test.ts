@@ -191,8 +191,9 @@ describe('a Redis clock a day ahead shows in no reset figure', () => {
       expect(seen!.resetAt! - Date.now()).toBeGreaterThan(0);
       expect(seen!.resetAt! - Date.now()).toBeLessThanOrEqual(60_000);
       expect(Math.abs(seen!.seenAt - Date.now())).toBeLessThan(60_000);
-      // As the 429's wait records it (ratelimit.ts): on the store's clock, read back on this one.
-      await budget.updateRate((prev, now) => ({ ...prev, remaining: 0, resetAt: now + 30_000, seenAt: now }));
+      // As the 429's wait records it (ratelimit.ts, on this machine's clock): kept on the store's, read back on this one.
+      const at = Date.now();
+      await budget.updateRate((prev) => ({ ...prev, remaining: 0, resetAt: at + 30_000, seenAt: at }));
       const blocked = await budget.rate();
       expect(blocked!.resetAt! - Date.now()).toBeGreaterThan(0);
       expect(blocked!.resetAt! - Date.now()).toBeLessThanOrEqual(30_000);
