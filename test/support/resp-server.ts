@@ -41,6 +41,8 @@ export interface FakeRedis {
   url: string;
   /** Every command received, in order. */
   readonly commands: Command[];
+  /** How many connections it accepted. */
+  readonly connections: number;
   /** The strings it holds. */
   readonly data: Map<string, string>;
   close(): Promise<void>;
@@ -108,7 +110,9 @@ export async function startFakeRedis(o: FakeRedisOptions = {}): Promise<FakeRedi
     }
   };
 
+  let connections = 0;
   const server: Server = createServer((socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -154,6 +158,9 @@ export async function startFakeRedis(o: FakeRedisOptions = {}): Promise<FakeRedi
     url: `redis://127.0.0.1:${port}/0`,
     commands,
     data,
+    get connections() {
+      return connections;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -254,6 +254,25 @@ describe.skipIf(skip !== undefined)('a long-lived process uses Redis again once 
     }
   });
 
+  it('a Redis that takes the new connection but still will not record is the same outage: no second report', async () => {
+    const fake = await startFakeRedis({ answer: (cmd) => (cmd[0] === 'EXEC' ? reply.array(null) : undefined) });
+    let t = 0;
+    const { s, faults, file } = await linked('still-nonsense', fake.url, { connect: () => connectRedis(parseRedisUrl(fake.url, 'test')), now: () => t });
+    try {
+      for (let n = 1; n <= 4; n++) {
+        expect(await write(s, n)).toBe(n);
+        t += 60_000;
+      }
+      // Each of the later updates connected again, and each found the same fault.
+      expect(fake.connections).toBe(4);
+      expect(faults).toHaveLength(1);
+      expect(fileHolds(file.path)).toMatchObject({ limit: 4 });
+    } finally {
+      s.close();
+      await fake.close();
+    }
+  });
+
   it('with HOSTCTL_REDIS_REQUIRED=1: calls fail while Redis is down, and succeed again once it is back', async () => {
     const port = await freePort();
     let server = await startRedis([], { port });
