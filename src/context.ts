@@ -334,8 +334,8 @@ export class Context {
     const http = await this.cachedHttp?.catch(() => undefined);
     if (http) return http.lastRate();
     const store = await this.fleetStore(token);
-    if (store) return (await store.read()).rate;
-    const { lastRate } = await import('./http/budget.js');
+    const { lastRate, Budget } = await import('./http/budget.js');
+    if (store) return new Budget(store).rate();
     return lastRate(this.state().path, token.fingerprint);
   }
 

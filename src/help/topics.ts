@@ -158,9 +158,11 @@ token: never printed (config list and get mask it). Redis holds only entries sea
 key derived from the token (AES-256-GCM), under names keyed by it: nothing another client
 can read or forge. Every key of one token is in one hash slot (Redis Cluster).
 
-When Redis cannot be used (down, slow, full, wrong password) the command goes on with this
-machine's own budget after one warning; HOSTCTL_REDIS_REQUIRED=1 makes that exit 6 before
-any API request.
+When Redis cannot be used (down, slow, full, wrong password, or it will not record a
+reservation: answers that make no sense, a key that never stops changing, a user without
+MULTI) the command goes on with this machine's own budget after one warning;
+HOSTCTL_REDIS_REQUIRED=1 makes that exit 6 before any API request. hostctl mcp connects
+again a few seconds after a fault.
 
   $ hostctl rate-limit        # says the budget is in Redis, what the fleet spent, who waits
 

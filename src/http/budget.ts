@@ -16,7 +16,7 @@
 import { join, dirname } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
-import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
+import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, UNIX_TIME_THRESHOLD, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
 import type { Answer, Layer } from './layers.js';
 
@@ -549,8 +549,51 @@ function asGroup(v: unknown): Group | undefined {
   return g;
 }
 
-/** The file's content, checked: a damaged file is an empty budget. `now` is the run's clock. */
+/**
+ * The file's content, checked: a damaged file is an empty budget. `now` is the store's
+ * clock. A clock that stepped back since the budget was written (a Redis failover, an NTP
+ * step) would count its requests and blocks as that much further off: the budget is moved
+ * onto the clock as it is now, its latest request and answer now, so that no wait is longer
+ * than the server's own figures made it (the window, a Retry-After, a Reset).
+ */
 export function normalizeBudget(raw: unknown, now = Date.now()): BudgetData {
+  const back = steppedBack(raw, now);
+  return back === 0 ? checkedBudget(raw, now) : shiftBudget(checkedBudget(raw, now + back), -back);
+}
+
+/** How far the budget's latest past event (a reservation, an answer) lies after `now`: 0 unless the clock stepped back. */
+function steppedBack(raw: unknown, now: number): number {
+  if (!isRecord(raw)) return 0;
+  let latest = now;
+  // Further back than the horizon the budget holds nothing worth moving (checkedBudget drops it).
+  const see = (v: unknown) => {
+    const t = finiteNumber(v);
+    if (t !== undefined && t > latest && t - now <= KEEP_MS) latest = t;
+  };
+  if (Array.isArray(raw.sends)) for (const s of raw.sends) if (isSend(s)) see(s[1]);
+  if (Array.isArray(raw.groups)) for (const g of raw.groups) if (isRecord(g)) see(g.from);
+  if (isRecord(raw.view)) see(raw.view.at);
+  see(raw.answeredAt);
+  if (isRecord(raw.rate)) see(raw.rate.seenAt);
+  return latest - now > SLOT_MARGIN_MS ? latest - now : 0;
+}
+
+/** The budget with every time in it moved by `ms`. */
+function shiftBudget(d: BudgetData, ms: number): BudgetData {
+  const t = (v: number) => v + ms;
+  const opt = (v: number | undefined) => (v === undefined ? undefined : v + ms);
+  const out: BudgetData = { ...d, sends: d.sends.map(([a, b]): Send => [t(a), t(b)]) };
+  if (d.groups) out.groups = d.groups.map((g) => ({ ...g, from: t(g.from), to: t(g.to), last: t(g.last) }));
+  if (d.waiters) out.waiters = Object.fromEntries(Object.entries(d.waiters).map(([id, lapses]) => [id, t(lapses)]));
+  if (d.view) out.view = { ...d.view, sentAt: t(d.view.sentAt), at: t(d.view.at), resetAt: opt(d.view.resetAt) };
+  if (d.blockedUntil !== undefined) out.blockedUntil = t(d.blockedUntil);
+  if (d.rate) out.rate = { ...d.rate, seenAt: t(d.rate.seenAt), resetAt: opt(d.rate.resetAt) };
+  if (d.answeredAt !== undefined) out.answeredAt = t(d.answeredAt);
+  if (d.probe) out.probe = { ...d.probe, lapses: t(d.probe.lapses) };
+  return out;
+}
+
+function checkedBudget(raw: unknown, now: number): BudgetData {
   if (!isRecord(raw)) return { sends: [] };
   const sends = Array.isArray(raw.sends) ? raw.sends.filter(isSend).sort((a, b) => a[0] - b[0]) : [];
   const d: BudgetData = { sends, limit: finiteNumber(raw.limit), windowMs: finiteNumber(raw.windowMs), blockedUntil: finiteNumber(raw.blockedUntil) };
@@ -610,6 +653,8 @@ export interface BudgetStore<S extends boolean = boolean> {
   read(): S extends true ? BudgetData : Maybe<BudgetData>;
   /** The store's clock (a shared store's, so that machines with skewed clocks agree). */
   now(): number;
+  /** How far the store's clock is ahead of this machine's (a shared store's; none: 0). */
+  skewMs?(): number;
 }
 
 /** The budget is shared but optional: a lock not had within 2 s is gone without. */
@@ -775,7 +820,8 @@ export class Budget<S extends boolean = boolean> implements RateStore {
    * answer is left to write). `fold`: false for a probe's answer, which the others wait
    * for, and for a caller that reads the store next.
    */
-  observe(headers: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+  observe(answer: Record<string, string>, sentAt: number, fold = true): Out<S, void> {
+    const headers = this.onStoreClock(answer);
     const at = this.store.now();
     const last = this.last;
     const own = this.own();
@@ -806,18 +852,45 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return this.update(() => ({ result: undefined }), undefined);
   }
 
-  on429(sentAt: number, retryMs: number, headers?: Record<string, string>): Out<S, void> {
+  on429(sentAt: number, retryMs: number, answer?: Record<string, string>): Out<S, void> {
+    const headers = answer && this.onStoreClock(answer);
     return this.update((d, now) => ({ data: on429(d, sentAt, retryMs, now, headers), result: undefined }), undefined);
   }
 
-  /** The token's last rate state (no lock: for display and as a starting point). */
-  rate(): Out<S, RateState | undefined> {
-    return then(this.read(), (d: BudgetData) => d.rate) as Out<S, RateState | undefined>;
+  /**
+   * The answer's headers with a Reset given as a Unix time (a wall-clock time: this
+   * machine's, as far as it can tell) moved onto a shared store's clock, as a Reset in
+   * seconds is by the rules reading it on that clock.
+   */
+  private onStoreClock(headers: Record<string, string>): Record<string, string> {
+    const skew = this.store.skewMs?.() ?? 0;
+    const reset = Number(headers['x-ratelimit-reset']?.split(',')[0]);
+    if (skew === 0 || !(reset > UNIX_TIME_THRESHOLD)) return headers;
+    return { ...headers, 'x-ratelimit-reset': String(reset + skew / 1000) };
   }
 
-  updateRate(fn: (prev: RateState | undefined) => RateState): Out<S, void> {
-    return this.update((d) => ({ data: { ...d, rate: fn(d.rate) }, result: undefined }), undefined);
+  /**
+   * The token's last rate state (no lock: for display and as a starting point), on this
+   * machine's clock: a shared store keeps it on its own, whose offset must not show in a
+   * reset figure.
+   */
+  rate(): Out<S, RateState | undefined> {
+    return then(this.read(), (d: BudgetData) => onClock(d.rate, -(this.store.skewMs?.() ?? 0))) as Out<S, RateState | undefined>;
   }
+
+  /** `fn` gets and returns the rate state on this machine's clock (rate()'s); the store keeps it on its own. */
+  updateRate(fn: (prev: RateState | undefined) => RateState): Out<S, void> {
+    return this.update((d) => {
+      const skew = this.store.skewMs?.() ?? 0;
+      return { data: { ...d, rate: onClock(fn(onClock(d.rate, -skew)), skew) }, result: undefined };
+    }, undefined);
+  }
+}
+
+/** A rate state with its times moved by `ms` (from a store's clock to this machine's, or back). */
+function onClock<R extends RateState | undefined>(rate: R, ms: number): R {
+  if (rate === undefined || ms === 0) return rate;
+  return { ...rate, seenAt: rate.seenAt + ms, resetAt: rate.resetAt === undefined ? undefined : rate.resetAt + ms };
 }
 
 /** The budget of one token in its file beside the state file, which keeps the token's rate state too. */

@@ -117,7 +117,7 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
   const [{ connectRedis, faultReason, RedisStore, tokenSeal }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
   const file = new FileStore(o.statePath, o.fingerprint, o.now);
-  const unusable = (raw: string): void => {
+  const unusable = (raw: string, until: string): void => {
     // The reason may be a server's own error text: shown as all server text is.
     const reason = oneLine(raw, 200);
     if (required) {
@@ -126,14 +126,18 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
         'Check that Redis runs and the URL and its password are right, or unset HOSTCTL_REDIS_REQUIRED to fall back to this machine\'s own budget.',
       );
     }
-    o.warn(`the shared store at ${target.where} cannot be used (${reason}); this run uses this machine's own rate budget.`);
+    o.warn(`the shared store at ${target.where} cannot be used (${reason}); ${until}.`);
   };
   try {
     const link = await connectRedis(target);
     const seal = tokenSeal(o.token);
-    return new RedisStore(link, redisKeys(seal.tag), file, unusable, seal);
+    // A fault later is one outage: the store connects again after a pause (a long-lived process outlives it).
+    return new RedisStore(link, redisKeys(seal.tag), file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), seal, {
+      connect: () => connectRedis(target),
+      now: o.now,
+    });
   } catch (err) {
-    unusable(faultReason(err, target));
+    unusable(faultReason(err, target), "this run uses this machine's own rate budget");
     return undefined;
   }
 }

@@ -12,7 +12,7 @@ export const DEFAULT_RETRY_MS = 5_000;
 /** Never resend a 429 sooner than this, even when told 0: no tight loops. */
 export const MIN_RETRY_MS = 1_000;
 /** A Reset value above this is a Unix time, not seconds to wait. */
-const UNIX_TIME_THRESHOLD = 1e9;
+export const UNIX_TIME_THRESHOLD = 1e9;
 /**
  * The furthest ahead a server's word is trusted. The platform's window is one minute; a
  * Reset or Retry-After further off than this is a broken or hostile server, and believing

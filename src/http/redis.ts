@@ -6,8 +6,11 @@
 // WATCH + GET + TIME (one round trip), the pure rules of budget.ts in this process, then
 // MULTI/SET/EXEC (a second), again if another machine wrote between. `now` is Redis's
 // TIME, so machines with skewed clocks agree on the window. Faults never cost a command:
-// short timeouts, no offline queue, no reconnection; the first fault is reported once
-// (onFault) and the run goes on with the machine's own budget file.
+// short timeouts, no offline queue, no reconnection within a connection; a fault (Redis
+// gone, an answer that makes no sense, a reservation that cannot be recorded) is reported
+// once (onFault) and the budget goes on in the machine's own file. A long-lived process
+// (hostctl mcp, the library) connects again a few seconds later, and uses Redis again
+// once it answers.
 
 import { Socket } from 'node:net';
 import { Redis } from 'ioredis';
@@ -22,6 +25,12 @@ export { tokenSeal } from './seal.js';
 const REDIS_TIMEOUT_MS = 500;
 /** Attempts of one update while other machines keep writing the key between its read and its write. */
 const MAX_ATTEMPTS = 50;
+/**
+ * After a fault, how long the store stays with the file before it connects again: a
+ * command is over long before (it never waits for a reconnection), and a long-lived
+ * process pays at most one connect timeout per pause while Redis is away.
+ */
+const RECONNECT_PAUSE_MS = 5_000;
 /** A cache entry larger than this is not shared (lists of a few thousand objects fit). */
 const MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 /** How long a process's claim to fill a cache entry holds the others back at most (a fetch that died). */
@@ -70,6 +79,8 @@ export interface RedisLink {
    * smaller, an answer's arrival would be dated early, and its slot predicted free early.
    */
   offsetMs: number;
+  /** A reading lower than offsetMs by more than a reply can be late, not yet confirmed by the next (noteClock). */
+  lowerMs?: number;
   close(): void;
 }
 
@@ -123,9 +134,26 @@ export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
 
 /** Redis's TIME in epoch ms; keeps the offset to this machine's clock. */
 async function clockOf(link: RedisLink): Promise<number> {
-  const [s, us] = await link.client.time();
-  const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
-  link.offsetMs = Math.max(link.offsetMs, now - Date.now());
+  return noteClock(link, await link.client.time());
+}
+
+/**
+ * A TIME reply in epoch ms, kept as the link's offset. Anything but two counts of seconds
+ * and microseconds is a fault: a reservation on a clock that is not one would be nonsense.
+ */
+function noteClock(link: RedisLink, reply: unknown): number {
+  if (!Array.isArray(reply) || reply.length !== 2 || !reply.every((x) => typeof x === 'string' && /^\d{1,15}$/.test(x))) {
+    throw new Error('Redis answered TIME with something that is not a time');
+  }
+  const now = Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000);
+  const sample = now - Date.now();
+  // Two readings in a row lower than the kept one by more than a reply is ever late (a
+  // command times out first) are Redis's clock stepping back (a failover, an NTP step), not
+  // one reply read late by a frozen process: the clock is theirs from then on.
+  const lower = sample < link.offsetMs - REDIS_TIMEOUT_MS;
+  if (lower && link.lowerMs !== undefined && Math.abs(sample - link.lowerMs) <= REDIS_TIMEOUT_MS) link.offsetMs = sample;
+  else link.offsetMs = Math.max(link.offsetMs, sample);
+  link.lowerMs = lower && link.offsetMs !== sample ? sample : undefined;
   return now;
 }
 
@@ -138,65 +166,142 @@ function parse(seal: Seal, key: string, raw: string | null, now: number): Budget
   return normalizeBudget(seal.open(key, raw, now, MAX_HORIZON_MS), now);
 }
 
+/** How a RedisStore connects again after a fault (fleet.ts gives it the URL's own connect), and the clock of its pauses. */
+export interface Reconnection {
+  connect(): Promise<RedisLink>;
+  /** This machine's clock, for the pause between attempts (Date.now; tests give their own). */
+  now?: () => number;
+}
+
 /**
- * One token's budget in Redis, with the machine's budget file behind it: after the first
- * fault every update goes to the file (onFault says so, once; it may throw instead, for
- * HOSTCTL_REDIS_REQUIRED).
+ * One token's budget in Redis, with the machine's budget file behind it: after a fault
+ * every update goes to the file (onFault says so, once per outage; it may throw instead,
+ * for HOSTCTL_REDIS_REQUIRED). With `reconnection`, the first call a pause after the fault
+ * connects again, and Redis is the store again once it answers.
  */
 export class RedisStore implements BudgetStore<false> {
-  private failed = false;
+  /** Since the last fault, until a new connection: when to try one. */
+  private down: { retryAt: number } | undefined;
+  /**
+   * An outage reported, until Redis answers an operation again (one report however often
+   * it connects and fails meanwhile), with what onFault threw (HOSTCTL_REDIS_REQUIRED: every
+   * call fails with it while Redis is down, never with the file).
+   */
+  private outage: { fatal?: { error: unknown } } | undefined;
+  private reconnecting: Promise<void> | undefined;
+  private closed = false;
+  /** Whether this connection may run MULTI: asked before its first command. */
+  private transactions: Promise<boolean> | undefined;
   /** Updates of this process, one at a time: WATCH belongs to the connection. */
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly key: string;
 
   constructor(
-    private readonly link: RedisLink,
+    private link: RedisLink,
     /** The token's keys (fleet.ts's redisKeys: the seal's tag, never the token or its fingerprint). */
     private readonly keys: { budget: string; cache(id: string): string },
     private readonly fallback: FileStore,
     private readonly onFault: (reason: string) => void,
     /** The token's seal: every value is written sealed, and read only if it opens. */
     private readonly seal: Seal,
+    private readonly reconnection?: Reconnection,
   ) {
     this.key = keys.budget;
   }
 
-  private readonly key: string;
-
   /** Where the budget is kept: `redis host:port`, or the file after a fault. */
   get where(): string {
-    return this.failed ? this.fallback.path : `redis ${this.link.target.where}`;
+    return this.down ? this.fallback.path : `redis ${this.link.target.where}`;
   }
 
   now(): number {
-    return this.failed ? this.fallback.now() : Date.now() + this.link.offsetMs;
+    return this.down ? this.fallback.now() : Date.now() + this.link.offsetMs;
+  }
+
+  /** How far the store's clock is ahead of this machine's (Redis's offset; 0 with the file). */
+  skewMs(): number {
+    return this.down ? 0 : this.link.offsetMs;
+  }
+
+  private clock(): number {
+    return (this.reconnection?.now ?? Date.now)();
   }
 
   private fault(err: unknown): void {
-    if (this.failed) return;
-    this.failed = true;
+    if (this.down) return;
+    this.down = { retryAt: this.clock() + RECONNECT_PAUSE_MS };
     this.link.close();
+    if (this.outage) {
+      if (this.outage.fatal) throw this.outage.fatal.error;
+      return;
+    }
+    this.outage = {};
     try {
       this.onFault(faultReason(err, this.link.target));
     } catch (fatal) {
-      this.fatal = { error: fatal };
+      this.outage.fatal = { error: fatal };
       throw fatal;
     }
   }
 
-  /** What onFault threw (HOSTCTL_REDIS_REQUIRED): every later call fails with it, never with the file. */
-  private fatal?: { error: unknown };
+  /** Redis answered: the outage, if any, is over (the next fault is reported again). */
+  private answered<T>(value: T): T {
+    this.outage = undefined;
+    return value;
+  }
 
-  /** Whether Redis is still in use; false after a fault (the file's turn); throws after a fatal one. */
-  private usable(): boolean {
-    if (this.fatal) throw this.fatal.error;
-    return !this.failed;
+  /**
+   * Whether Redis is in use: false while it is down (the file's turn), after a pause
+   * connecting again first; throws while it is down after a fatal fault. A new connection
+   * first shows that it may run MULTI: ioredis sends MULTI, the writes and EXEC together,
+   * and the writes of a refused MULTI would run outside any transaction.
+   */
+  private async usable(): Promise<boolean> {
+    if (this.down && !this.closed && this.reconnection && this.clock() >= this.down.retryAt) {
+      this.reconnecting ??= this.reconnect(this.reconnection).finally(() => (this.reconnecting = undefined));
+      await this.reconnecting;
+    }
+    if (this.down) {
+      if (this.outage?.fatal) throw this.outage.fatal.error;
+      return false;
+    }
+    // Once per connection, before anything else is sent on it (DISCARD would drop a WATCH).
+    this.transactions ??= this.mayTransact(this.link);
+    return this.transactions;
+  }
+
+  private async mayTransact(link: RedisLink): Promise<boolean> {
+    try {
+      const replies = await link.client.pipeline().call('MULTI').call('DISCARD').exec();
+      if (!replies) throw new Error('the connection was lost');
+      for (const [err] of replies) if (err) throw err;
+      return true;
+    } catch (err) {
+      if (link === this.link) this.fault(err);
+      return false;
+    }
+  }
+
+  private async reconnect(how: Reconnection): Promise<void> {
+    this.down!.retryAt = this.clock() + RECONNECT_PAUSE_MS;
+    let link: RedisLink;
+    try {
+      link = await how.connect();
+    } catch {
+      // Still down: the outage was reported when it began.
+      return;
+    }
+    if (this.closed) return link.close();
+    this.link = link;
+    this.transactions = undefined;
+    this.down = undefined;
   }
 
   update<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): Promise<T> {
     const run = this.queue.then(async () => {
-      if (this.usable()) {
+      if (await this.usable()) {
         try {
-          return await this.attempt(fn, fallback);
+          return this.answered(await this.attempt(fn));
         } catch (err) {
           this.fault(err);
         }
@@ -207,16 +312,16 @@ export class RedisStore implements BudgetStore<false> {
     return run;
   }
 
-  private async attempt<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }, fallback: T): Promise<T> {
+  /** One update in Redis; throws whatever keeps it from being recorded there (a fault: the file records it). */
+  private async attempt<T>(fn: (d: BudgetData, now: number) => { data?: BudgetData; result: T }): Promise<T> {
     const c = this.link.client;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const replies = await c.pipeline().watch(this.key).get(this.key).time().exec();
       if (!replies) throw new Error('the connection was lost');
       for (const [err] of replies) if (err) throw err;
-      const raw = replies[1]![1] as string | null;
-      const [s, us] = replies[2]![1] as [string, string];
-      const now = Number(s) * 1000 + Math.floor(Number(us) / 1000);
-      this.link.offsetMs = Math.max(this.link.offsetMs, now - Date.now());
+      const raw = replies[1]![1];
+      if (raw !== null && typeof raw !== 'string') throw new Error('Redis answered GET with something that is not text');
+      const now = noteClock(this.link, replies[2]![1]);
       const { data, result } = fn(parse(this.seal, this.key, raw, now), now);
       if (data === undefined) {
         await c.unwatch();
@@ -226,16 +331,19 @@ export class RedisStore implements BudgetStore<false> {
       const done = await c.multi().set(this.key, this.seal.seal(this.key, now, data), 'PX', MAX_HORIZON_MS).exec();
       if (done === null) continue; // another machine wrote the key meanwhile: again, on what it wrote
       for (const [err] of done) if (err) throw err;
+      if (done.length !== 1 || done[0]![1] !== 'OK') throw new Error('Redis answered EXEC with something other than the write\'s OK');
       return result;
     }
-    return fallback;
+    // Going on unrecorded would spend the budget behind every other machine's back.
+    throw new Error(`the budget could not be recorded: its key changed under each of ${MAX_ATTEMPTS} attempts`);
   }
 
   async read(): Promise<BudgetData> {
-    if (this.usable()) {
+    if (await this.usable()) {
       try {
         const raw = await this.link.client.get(this.key);
-        return parse(this.seal, this.key, raw, this.now());
+        if (raw !== null && typeof raw !== 'string') throw new Error('Redis answered GET with something that is not text');
+        return this.answered(parse(this.seal, this.key, raw, this.now()));
       } catch (err) {
         this.fault(err);
       }
@@ -244,6 +352,7 @@ export class RedisStore implements BudgetStore<false> {
   }
 
   close(): void {
+    this.closed = true;
     this.link.close();
   }
 
@@ -255,30 +364,32 @@ export class RedisStore implements BudgetStore<false> {
   cacheStorage(scope: string, ttlMs: number): CacheStorage {
     const keyOf = (name: string) => this.keys.cache(this.seal.name(`${scope}\n${name}`));
     const ttl = Math.max(1_000, Math.round(ttlMs));
-    const safely = async <T>(work: () => Promise<T>, otherwise: T): Promise<T> => {
-      if (!this.usable()) return otherwise;
+    // `c`: the connection of the moment (a long-lived process may have connected again since).
+    const safely = async <T>(work: (c: Redis) => Promise<T>, otherwise: T): Promise<T> => {
+      if (!(await this.usable())) return otherwise;
       try {
-        return await work();
+        return this.answered(await work(this.link.client));
       } catch (err) {
         this.fault(err);
         return otherwise;
       }
     };
-    const c = this.link.client;
     return {
       read: (name) =>
-        safely(async () => {
+        safely(async (c) => {
           const key = keyOf(name);
-          return this.seal.open(key, await c.get(key), this.now(), ttl);
+          const raw = await c.get(key);
+          if (raw !== null && typeof raw !== 'string') throw new Error('Redis answered GET with something that is not text');
+          return this.seal.open(key, raw, this.now(), ttl);
         }, undefined),
       write: (name, value) =>
-        safely(async () => {
+        safely(async (c) => {
           if (Buffer.byteLength(JSON.stringify(value)) > MAX_CACHE_ENTRY_BYTES) return;
           const key = keyOf(name);
           await c.multi().set(key, this.seal.seal(key, this.now(), value), 'PX', ttl).del(`${key}:filling`).exec();
         }, undefined),
       claim: (name) =>
-        safely(async () => {
+        safely(async (c) => {
           const claimKey = `${keyOf(name)}:filling`;
           for (const until = Date.now() + FILL_CLAIM_MS; Date.now() < until; ) {
             if ((await c.set(claimKey, '1', 'PX', FILL_CLAIM_MS, 'NX')) === 'OK') return;

@@ -100,3 +100,32 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
     stop,
   };
 }
+
+/**
+ * Another client refreshing the TTL of `keys` in a loop, as fast as Redis takes it: a
+ * stream of PEXPIREs that keeps the server's input from it full, so that one is run
+ * between any other client's WATCH and its EXEC (a key whose TTL changes aborts the
+ * transaction that watches it). stop() ends it.
+ */
+export async function refreshInLoop(port: number, keys: string[]): Promise<{ stop(): Promise<void> }> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.on('error', () => undefined);
+  // Its replies are read and dropped: Redis keeps what a client has not read.
+  socket.on('data', () => undefined);
+  const one = keys.map((k) => `*3\r\n$7\r\nPEXPIRE\r\n$${Buffer.byteLength(k)}\r\n${k}\r\n$7\r\n3600000\r\n`).join('');
+  const chunk = Buffer.from(one.repeat(Math.max(1, Math.floor(64_000 / one.length))));
+  let stopped = false;
+  const fill = () => {
+    while (!stopped && socket.write(chunk));
+  };
+  socket.on('drain', fill);
+  fill();
+  return {
+    async stop() {
+      stopped = true;
+      socket.destroy();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}

@@ -1,0 +1,155 @@
+// Issue 42: the shared store's faults, through the built CLI. A reservation Redis will not
+// record is one warning and the machine's own budget, never a request sent unrecorded (no
+// 429 collected); a user whose ACL refuses MULTI writes nothing; Redis's clock offset shows
+// in no reset figure. Against the sandbox, a real redis-server (test/support/redis.ts) with
+// a second client as the other tenant, and a fake RESP server for the answers a real one
+// never gives (test/support/resp-server.ts). Judged from the sandbox's request log, exit
+// codes and what hostctl prints; no timing is asserted.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
+import { redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
+import { reply, startFakeRedis, type FakeRedisOptions } from '../support/resp-server.js';
+
+const skip = redisUnavailable();
+if (skip) console.warn(`skipping the fleet fault tests: ${skip}`);
+
+// Plain output: these tests read the warnings' text.
+const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
+
+let sandbox: Sandbox;
+let redis: RedisServer;
+const dirs: { path: string; cleanup(): void }[] = [];
+
+beforeAll(async () => {
+  if (skip) return;
+  // Two requests a window, and a window no test outlives: a third request is a 429 unless the budget holds it back.
+  sandbox = await startSandbox(['--rate-limit', '2', '--window', '600']);
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+  await sandbox?.stop();
+  for (const d of dirs) d.cleanup();
+});
+
+/** A machine of its own: config dir (state, budget file) and home. */
+function machine(env: Record<string, string>): Record<string, string> {
+  const dir = tmpDir('hostctl-fleet-faults-');
+  dirs.push(dir);
+  return { ...env, HOSTCTL_CONFIG_DIR: `${dir.path}/config`, HOME: `${dir.path}/home`, XDG_CONFIG_HOME: `${dir.path}/xdg-config`, XDG_CACHE_HOME: `${dir.path}/xdg-cache`, XDG_STATE_HOME: `${dir.path}/xdg-state` };
+}
+
+const warnings = (r: RunResult) => r.stderr.match(/warning:/g)?.length ?? 0;
+
+/**
+ * Three commands on one machine with a new token: the third with --no-wait. The window
+ * holds two: with the budget kept anywhere, the third is held back (exit 5, not sent);
+ * sent unrecorded, it collects a 429. `between` runs after the first command.
+ */
+async function threeCommands(name: string, redisUrl: string, between?: () => Promise<void>) {
+  const admin = sandboxAdmin(sandbox);
+  const token = await admin.newToken(name);
+  const m = machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redisUrl });
+  const first = await runCli(args, { env: m });
+  await between?.();
+  const second = await runCli(args, { env: m });
+  const third = await runCli(['--no-wait', ...args], { env: m });
+  const sent = (await admin.requests()).filter((q) => q.token === name);
+  return { runs: [first, second, third], sent };
+}
+
+describe.skipIf(skip !== undefined)('a reservation Redis will not record: one warning, and the machine\'s own budget (no 429)', () => {
+  it('another client refreshing the budget key\'s TTL in a loop, which aborts every WATCH', { timeout: 60_000 }, async () => {
+    let loop: Awaited<ReturnType<typeof refreshInLoop>> | undefined;
+    try {
+      const { runs, sent } = await threeCommands('faults-refreshed', redis.url, async () => {
+        // Every key the first command left (whatever they are named), refreshed without end.
+        loop = await refreshInLoop(redis.port, await redis.client().keys('*'));
+      });
+      const [first, second, third] = runs as [RunResult, RunResult, RunResult];
+      expect(first.code, first.stderr).toBe(0);
+      expect(warnings(first)).toBe(0);
+      expect(second.code, second.stderr).toBe(0);
+      expect(warnings(second)).toBe(1);
+      expect(second.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${redis.port} cannot be used (`);
+      expect(third.code, third.stderr).toBe(5);
+      expect(warnings(third)).toBe(1);
+      expect(sent.filter((q) => q.status === 429)).toEqual([]);
+      expect(sent).toHaveLength(2);
+    } finally {
+      await loop?.stop();
+    }
+  });
+
+  const nonsense: [string, FakeRedisOptions['answer']][] = [
+    ['a Redis whose EXEC is always nil', (cmd) => (cmd[0] === 'EXEC' ? reply.array(null) : undefined)],
+    ['a Redis whose TIME is not a number (once connected)', (cmd, n) => (cmd[0] === 'TIME' && n > 0 ? reply.array([reply.bulk('noon'), reply.bulk('x')]) : undefined)],
+    ['a Redis whose GET answers an integer', (cmd) => (cmd[0] === 'GET' ? reply.int(42) : undefined)],
+  ];
+  for (const [what, answer] of nonsense) {
+    it(what, { timeout: 60_000 }, async () => {
+      const fake = await startFakeRedis({ answer });
+      try {
+        const { runs, sent } = await threeCommands(`faults-${nonsense.findIndex(([w]) => w === what)}`, fake.url);
+        const [first, second, third] = runs as [RunResult, RunResult, RunResult];
+        for (const r of [first, second]) expect(r.code, r.stderr).toBe(0);
+        expect(third.code, third.stderr).toBe(5);
+        for (const r of runs) expect(warnings(r), r.stderr).toBe(1);
+        expect(first.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${fake.port} cannot be used (`);
+        expect(sent.filter((q) => q.status === 429)).toEqual([]);
+        expect(sent).toHaveLength(2);
+      } finally {
+        await fake.close();
+      }
+    });
+  }
+});
+
+describe.skipIf(skip !== undefined)('a Redis user whose ACL refuses MULTI', () => {
+  it('is one warning on each machine and the machine\'s own budget; nothing reaches Redis', { timeout: 60_000 }, async () => {
+    const fresh = await startRedis();
+    await fresh.client().call('ACL', 'SETUSER', 'ci-no-multi', 'on', '>pw-no-multi-3', '~*', '+@all', '-multi');
+    try {
+      const token = await sandboxAdmin(sandbox).newToken('faults-no-multi');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `redis://ci-no-multi:pw-no-multi-3@127.0.0.1:${fresh.port}/0` };
+      // One machine, then another with --cache (which claims the entry before it fetches).
+      const runs = [await runCli(args, { env: machine(env) }), await runCli([...args, '--cache', '1m'], { env: machine(env) })];
+      for (const r of runs) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(warnings(r), r.stderr).toBe(1);
+        expect(r.stderr).toContain('multi');
+        expect(r.stderr).not.toContain('pw-no-multi-3');
+      }
+      // No reservation, probe or cache claim written outside a transaction for the other machines to wait on.
+      expect(await fresh.dump()).toEqual([]);
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
+
+describe.skipIf(skip !== undefined)('a Redis whose clock is a day ahead', () => {
+  it('shows in no reset figure: -R and rate-limit --json say what the server said', { timeout: 60_000 }, async () => {
+    const ahead = await startFakeRedis({ now: () => Date.now() + 86_400_000 });
+    const minute = await startSandbox(['--rate-limit', '20', '--window', '60']);
+    try {
+      const env = machine({ HOSTCTL_BASE_URL: minute.baseUrl, HOSTCTL_TOKEN: minute.token, HOSTCTL_REDIS_URL: ahead.url });
+      const r = await runCli(['-R', ...args], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('warning');
+      const secs = Number(/resets in (\d+)s/.exec(r.stderr)?.[1]);
+      expect(secs).toBeGreaterThan(0);
+      expect(secs).toBeLessThanOrEqual(60);
+      const json = await runCli(['rate-limit', '--json'], { env });
+      expect(json.code, json.stderr).toBe(0);
+      const report = JSON.parse(json.stdout) as { resetInSeconds: number; resetAt: string; seenAt: string };
+      expect(report.resetInSeconds).toBeGreaterThan(0);
+      expect(report.resetInSeconds).toBeLessThanOrEqual(60);
+      expect(Math.abs(Date.parse(report.seenAt) - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await minute.stop();
+      await ahead.close();
+    }
+  });
+});
