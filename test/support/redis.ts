@@ -128,6 +128,14 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
   };
 }
 
+/** The port of the node that serves `slot`, as the first node's CLUSTER SLOTS says. */
+async function ownerOf(slot: number, clients: Map<number, Redis>): Promise<number> {
+  const ranges = (await [...clients.values()][0]!.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, ...unknown[]]][];
+  const range = ranges.find(([start, end]) => start <= slot && slot <= end);
+  if (!range) throw new Error(`no node serves slot ${slot}`);
+  return Number(range[2][1]);
+}
+
 export interface RedisCluster {
   /** Each node: a master serving a third of the slots, on 127.0.0.1. */
   nodes: RedisServer[];
@@ -137,6 +145,8 @@ export interface RedisCluster {
   dump(): Promise<{ port: number; key: string; value: string }[]>;
   /** The slot of `key` (CLUSTER KEYSLOT). */
   slotOf(key: string): Promise<number>;
+  /** Moves `slot`, with its keys, to the node on `port`, as a resharding does (MIGRATING/IMPORTING, MIGRATE, SETSLOT NODE on every node). */
+  moveSlot(slot: number, port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -186,6 +196,21 @@ export async function startRedisCluster(o: { password?: string; tls?: RedisTls }
     },
     async slotOf(key) {
       return Number(await nodes[0]!.client().call('CLUSTER', 'KEYSLOT', key));
+    },
+    async moveSlot(slot, port) {
+      const clients = new Map(nodes.map((n) => [n.port, n.client()]));
+      const ids = new Map<number, string>();
+      for (const [p, c] of clients) ids.set(p, String(await c.call('CLUSTER', 'MYID')));
+      const owner = await ownerOf(slot, clients);
+      if (owner === port) return;
+      const from = clients.get(owner)!;
+      const to = clients.get(port)!;
+      await to.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', ids.get(owner)!);
+      await from.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', ids.get(port)!);
+      const keys = (await from.call('CLUSTER', 'GETKEYSINSLOT', slot, 1000)) as string[];
+      const auth = o.password === undefined ? [] : ['AUTH', o.password];
+      if (keys.length > 0) await from.call('MIGRATE', '127.0.0.1', port, '', 0, 5000, ...auth, 'KEYS', ...keys);
+      for (const c of [to, from, ...clients.values()]) await c.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids.get(port)!);
     },
     stop,
   };

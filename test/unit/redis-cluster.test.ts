@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BudgetData } from '../../src/http/budget.js';
-import { openFleetStore } from '../../src/http/fleet.js';
+import { openFleetStore, redisKeys } from '../../src/http/fleet.js';
 import type { RedisStore } from '../../src/http/redis.js';
 import { redisClusterUnavailable, startRedisCluster, type RedisCluster } from '../support/redis.js';
 
@@ -74,6 +74,47 @@ describe.skipIf(skip !== undefined)('the shared store on a Redis Cluster', () =>
       expect(new Set((await cluster.dump()).filter((e) => e.key.includes('{cluster-one-node}')).map((e) => e.port))).toEqual(new Set([owner]));
     } finally {
       for (const { store } of opened) store?.close();
+    }
+  });
+
+  it('after a resharding moves the token\'s slot, the next run asks the seed again and uses the new node, where its budget now is: no warning', async () => {
+    const fp = 'cluster-resharded';
+    const seed = cluster.nodes[0]!.port;
+    const first = await open(fp, seed);
+    await first.store!.update((d: BudgetData) => ({ data: { ...d, limit: 7 }, result: undefined }), undefined);
+    first.store!.close();
+    const key = redisKeys(fp).budget;
+    const before = (await cluster.dump()).find((e) => e.key === key)!.port;
+    const after = cluster.nodes.map((n) => n.port).find((p) => p !== before)!;
+    await cluster.moveSlot(await cluster.slotOf(key), after);
+
+    const next = await open(fp, seed);
+    try {
+      expect(next.warnings).toEqual([]);
+      expect(await next.store!.read()).toMatchObject({ limit: 7 });
+      await next.store!.update((d: BudgetData) => ({ data: { ...d, limit: 8 }, result: undefined }), undefined);
+      expect((await cluster.dump()).filter((e) => e.key === key)).toEqual([{ port: after, key, value: expect.stringContaining('"limit":8') as unknown }]);
+      expect(next.warnings).toEqual([]);
+    } finally {
+      next.store?.close();
+    }
+  });
+
+  it('a slot that moves during a run (a MOVED reply) is one warning saying so, and the machine\'s own budget for the rest of the run', async () => {
+    const fp = 'cluster-moved-midrun';
+    const { store, warnings } = await open(fp, cluster.nodes[1]!.port);
+    try {
+      await store!.update((d: BudgetData) => ({ data: { ...d, limit: 3 }, result: undefined }), undefined);
+      const key = redisKeys(fp).budget;
+      const before = (await cluster.dump()).find((e) => e.key === key)!.port;
+      await cluster.moveSlot(await cluster.slotOf(key), cluster.nodes.map((n) => n.port).find((p) => p !== before)!);
+      expect(await store!.update((d: BudgetData) => ({ data: { ...d, limit: 4 }, result: 'done' }), 'gave up')).toBe('done');
+      expect(await store!.update((d: BudgetData) => ({ data: { ...d, limit: 5 }, result: 'again' }), 'gave up')).toBe('again');
+      expect(warnings).toEqual([`the shared store at 127.0.0.1:${cluster.nodes[1]!.port} cannot be used (the token's keys moved to another node of the cluster (a resharding or a failover); the next run uses that node); this run uses this machine's own rate budget.`]);
+      // The machine's budget file, no longer Redis.
+      expect(store!.where).not.toMatch(/^redis /);
+    } finally {
+      store?.close();
     }
   });
 
