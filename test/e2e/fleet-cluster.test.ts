@@ -193,7 +193,7 @@ describe.skipIf(skip !== undefined || skipTls !== undefined)('rediss:// with a p
     }
   });
 
-  test('a cluster (?cluster=1), seeded at each node in turn: exit 0, nothing on stderr, the password never shown; one budget', { timeout: 120_000 }, async ({ sandbox, machine, tlsFiles }) => {
+  test('a cluster (?cluster=1), seeded at each node in turn: exit 0, no warning, the password never shown, one budget; an untrusted CA or a wrong password: one warning each', { timeout: 120_000 }, async ({ sandbox, machine, tlsFiles }) => {
     const secure = await startRedisCluster({ password: 'pw-tls-cluster', tls: tlsFiles });
     try {
       const admin = sandboxAdmin(sandbox);
@@ -210,6 +210,19 @@ describe.skipIf(skip !== undefined || skipTls !== undefined)('rediss:// with a p
       }
       const held = (await secure.dump()).filter((e) => e.key.startsWith('hostctl:'));
       expect(held.map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+
+      // As for one node: a CA this machine does not trust, a password the cluster refuses.
+      const seed = secure.nodes[1]!.port;
+      const untrusted = await runOn(args, machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: secure.url(seed) }));
+      const refused = await runOn(['-v', ...args], machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://:pw-wrong-one@127.0.0.1:${seed}?cluster=1`, NODE_EXTRA_CA_CERTS: tlsFiles.ca }));
+      expect(untrusted.code, untrusted.stderr).toBe(0);
+      expect(untrusted.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${seed} cannot be used (TLS failed (`);
+      expect(refused.code, refused.stderr).toBe(0);
+      expect(refused.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${seed} cannot be used (the password was refused)`);
+      for (const r of [untrusted, refused]) {
+        expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+        expect(r.stdout + r.stderr).not.toMatch(/pw-tls-cluster|pw-wrong-one/);
+      }
     } finally {
       await secure.stop();
     }
