@@ -36,18 +36,18 @@ export function faultReason(err: unknown, target: RedisTarget): string {
   const code = (e as NodeJS.ErrnoException).code;
   const text = e.message;
   let reason: string;
-  if (code === 'ECONNREFUSED') reason = 'connection refused';
+  // A redirection names a node, whose name may hold any of the words matched below.
+  if (/^(MOVED|ASK) /.test(text)) {
+    reason = target.cluster
+      ? "the token's keys moved to another node of the cluster (a resharding or a failover); the next run uses that node"
+      : "it is a node of a Redis Cluster that does not serve the token's keys; add ?cluster=1 to the URL";
+  } else if (code === 'ECONNREFUSED') reason = 'connection refused';
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = 'host not found';
   else if (code === 'ETIMEDOUT' || /timed? ?out/i.test(text)) reason = `no answer within ${REDIS_TIMEOUT_MS} ms`;
   else if (/WRONGPASS|NOAUTH|invalid password|AUTH failed/i.test(text)) reason = 'the password was refused';
   else if (/^OOM/.test(text)) reason = 'Redis is out of memory';
   else if (/certificate|self[- ]signed|SSL|TLS/i.test(text)) reason = `TLS failed (${text})`;
   else if (/Connection is closed|Stream isn't writeable|ECONNRESET|EPIPE/i.test(text)) reason = 'the connection was lost';
-  else if (/^(MOVED|ASK) /.test(text)) {
-    reason = target.cluster
-      ? "the token's keys moved to another node of the cluster (a resharding or a failover); the next run uses that node"
-      : "it is a node of a Redis Cluster that does not serve the token's keys; add ?cluster=1 to the URL";
-  }
   else reason = text;
   if (target.password) reason = reason.split(target.password).join('****');
   return reason.replace(/\s+/g, ' ').slice(0, 200);

@@ -168,6 +168,8 @@ describe('what is shown and kept', () => {
   it('a redirection says what it means: a cluster node reached without ?cluster=1, or the token\'s slot moved during the run', () => {
     expect(faultReason(new Error('MOVED 12182 127.0.0.1:7002'), parseRedisUrl('redis://127.0.0.1:7000', 'x'))).toBe("it is a node of a Redis Cluster that does not serve the token's keys; add ?cluster=1 to the URL");
     expect(faultReason(new Error('ASK 12182 127.0.0.1:7002'), parseRedisUrl('redis://127.0.0.1:7000?cluster=1', 'x'))).toBe("the token's keys moved to another node of the cluster (a resharding or a failover); the next run uses that node");
+    // Whatever words the node's name holds.
+    expect(faultReason(new Error('MOVED 12182 tls-timeout.example.invalid:6379'), parseRedisUrl('rediss://tls-timeout.example.invalid?cluster=1', 'x'))).toMatch(/^the token's keys moved/);
   });
 
   it('a reason is one line of at most 200 characters', () => {
