@@ -15,7 +15,8 @@ export const TOPIC_TEXT: Readonly<Record<string, string>> = {
                       --cache, e.g. 10m); off by default.
   HOSTCTL_REDIS_URL   rediss://… (or redis:// on a loopback host) of a Redis that every
                       machine using the token shares: one rate budget and one --cache
-                      (hostctl help fleet). Also the profile setting redisUrl.
+                      (hostctl help fleet). Also the profile setting redisUrl. A Redis
+                      Cluster: ?cluster=1 on the URL, which names one of its nodes.
   HOSTCTL_REDIS_REQUIRED
                       1: exit 6 when that Redis cannot be used, instead of one warning
                       and this machine's own budget.
@@ -156,7 +157,10 @@ rediss:// is Redis with TLS (its CA as Node expects: NODE_EXTRA_CA_CERTS); plain
 is accepted for a loopback host only (exit 2 otherwise). The password is a secret like the
 token: never printed (config list and get mask it). Redis holds only entries sealed with a
 key derived from the token (AES-256-GCM), under names keyed by it: nothing another client
-can read or forge. Every key of one token is in one hash slot (Redis Cluster).
+can read or forge. Every key of one token is in one hash slot. For a Redis Cluster, add
+?cluster=1 to the URL, naming any one node:
+
+  $ export HOSTCTL_REDIS_URL='rediss://:PASSWORD@redis.example.com:6379?cluster=1'
 
 When Redis cannot be used (down, slow, full, wrong password, or it will not record a
 reservation: answers that make no sense, a key that never stops changing, a user without

@@ -12,7 +12,7 @@ export type { RedisTarget };
 /**
  * Checks a Redis URL: `rediss://` (TLS), or `redis://` on a loopback host only, since the
  * store holds API objects that must not cross a network in clear text (the base URL's
- * rule). `origin` names where the URL came from.
+ * rule); `?cluster=1` for a Redis Cluster. `origin` names where the URL came from.
  */
 export function parseRedisUrl(raw: string, origin: string): RedisTarget {
   let url: URL;
@@ -40,10 +40,33 @@ export function parseRedisUrl(raw: string, origin: string): RedisTarget {
   if (!/^\d{0,2}$/.test(dbText) || !Number.isInteger(db)) {
     throw new UsageError(`The Redis URL from ${origin} names the database "${oneLine(dbText, 20)}", not a number.`, `Give the database as a number, e.g. rediss://${where}/0.`);
   }
+  const cluster = clusterParameter(url, origin, where);
+  if (cluster && db !== 0) {
+    throw new UsageError(`The Redis URL from ${origin} names the database ${db}, but a Redis Cluster has only database 0.`, `Give the URL without a database, e.g. rediss://${where}?cluster=1.`);
+  }
   const target: RedisTarget = { host, port, tls, db, where };
+  if (cluster) target.cluster = true;
   if (url.username !== '') target.username = decodeURIComponent(url.username);
   if (url.password !== '') target.password = decodeURIComponent(url.password);
   return target;
+}
+
+/**
+ * The URL's one parameter, `cluster=1` (a Redis Cluster, the URL naming one seed node) or
+ * `cluster=0`. Any other is refused rather than ignored: a parameter another client knows
+ * (`?tls=…`, `?family=6`) would otherwise seem to be in force.
+ */
+function clusterParameter(url: URL, origin: string, where: string): boolean {
+  const hint = `The only parameter is cluster=1, for a Redis Cluster: e.g. rediss://${where}?cluster=1.`;
+  for (const name of new Set(url.searchParams.keys())) {
+    if (name !== 'cluster') throw new UsageError(`The Redis URL from ${origin} has the parameter "${oneLine(name, 40)}", which hostctl does not know.`, hint);
+  }
+  const values = url.searchParams.getAll('cluster');
+  if (values.length === 0) return false;
+  if (values.length > 1 || (values[0] !== '1' && values[0] !== '0')) {
+    throw new UsageError(`The Redis URL from ${origin} has cluster=${oneLine(values.join('&cluster='), 40)}; it must be cluster=1 (a Redis Cluster) or cluster=0.`, hint);
+  }
+  return values[0] === '1';
 }
 
 /**
@@ -129,11 +152,12 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
     o.warn(`the shared store at ${target.where} cannot be used (${reason}); ${until}.`);
   };
   try {
-    const link = await connectRedis(target);
     const seal = tokenSeal(o.token);
+    const keys = redisKeys(seal.tag);
+    const link = await connectRedis(target, keys.budget);
     // A fault later is one outage: the store connects again after a pause (a long-lived process outlives it).
-    return new RedisStore(link, redisKeys(seal.tag), file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), seal, {
-      connect: () => connectRedis(target),
+    return new RedisStore(link, keys, file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), seal, {
+      connect: () => connectRedis(target, keys.budget),
       now: o.now,
     });
   } catch (err) {

@@ -10,10 +10,11 @@
 // gone, an answer that makes no sense, a reservation that cannot be recorded) is reported
 // once (onFault) and the budget goes on in the machine's own file. A long-lived process
 // (hostctl mcp, the library) connects again a few seconds later, and uses Redis again
-// once it answers.
+// once it answers. A Redis Cluster (`?cluster=1`) is asked which node serves the token's
+// one hash slot, and that node is then used as a single Redis would be.
 
-import { Socket } from 'node:net';
-import { Redis } from 'ioredis';
+import { isIP, Socket } from 'node:net';
+import { Cluster, Command, Redis, type RedisOptions } from 'ioredis';
 import { normalizeBudget, type BudgetData, type BudgetStore, type FileStore } from './budget.js';
 import type { CacheStorage } from './cache.js';
 import { MAX_HORIZON_MS } from './ratelimit.js';
@@ -46,7 +47,12 @@ export function faultReason(err: unknown, target: RedisTarget): string {
   const code = (e as NodeJS.ErrnoException).code;
   const text = e.message;
   let reason: string;
-  if (code === 'ECONNREFUSED') reason = 'connection refused';
+  // A redirection names a node, whose name may hold any of the words matched below.
+  if (/^(MOVED|ASK) /.test(text)) {
+    reason = target.cluster
+      ? "the token's keys moved to another node of the cluster (a resharding or a failover); hostctl finds that node when it connects again"
+      : "it is a node of a Redis Cluster that does not serve the token's keys; add ?cluster=1 to the URL";
+  } else if (code === 'ECONNREFUSED') reason = 'connection refused';
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = 'host not found';
   else if (code === 'ETIMEDOUT' || /timed? ?out/i.test(text)) reason = `no answer within ${REDIS_TIMEOUT_MS} ms`;
   else if (/WRONGPASS|NOAUTH|invalid password|AUTH failed/i.test(text)) reason = 'the password was refused';
@@ -66,11 +72,14 @@ export interface RedisTarget {
   db: number;
   username?: string;
   password?: string;
+  /** `?cluster=1`: a Redis Cluster, `host:port` being one seed node of it. */
+  cluster?: boolean;
   /** `host:port`, what messages name: never the password. */
   where: string;
 }
 
 export interface RedisLink {
+  /** A single Redis, or the cluster node that serves the token's keys (their one hash slot). */
   client: Redis;
   target: RedisTarget;
   /**
@@ -84,16 +93,14 @@ export interface RedisLink {
   close(): void;
 }
 
-/** Connects, and reads Redis's clock once (which also proves the password). */
-export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
-  const client = new Redis({
-    host: target.host,
-    port: target.port,
-    db: target.db,
+/** The options of a connection to one node at `host`: the URL's credentials and TLS, and the fault rules. */
+function nodeOptions(target: RedisTarget, host: string): RedisOptions {
+  return {
     username: target.username,
     password: target.password,
-    tls: target.tls ? { servername: target.host } : undefined,
-    lazyConnect: true,
+    // SNI carries a host name, never an address (Node warns, DEP0123); an address is checked
+    // against the certificate's IP names all the same.
+    tls: target.tls ? (isIP(host) === 0 ? { servername: host } : {}) : undefined,
     connectTimeout: REDIS_TIMEOUT_MS,
     commandTimeout: REDIS_TIMEOUT_MS,
     enableOfflineQueue: false,
@@ -102,16 +109,92 @@ export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
     retryStrategy: () => null,
     reconnectOnError: () => false,
     autoResubscribe: false,
+  };
+}
+
+/** Settles as `work` does, or fails after `ms` with the last error seen (`lastError()`), or a timeout. */
+async function within<T>(work: Promise<T>, ms: number, lastError: () => unknown): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(lastError() ?? new Error(`timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Connects, and reads Redis's clock once (which also proves the password). With a cluster,
+ * to the node that serves `slotKey`'s hash slot, where every key of the token lives
+ * (fleet.ts's redisKeys): the whole of a reservation (WATCH, GET, TIME, MULTI/SET/EXEC)
+ * and the clock are that one node's.
+ */
+export async function connectRedis(target: RedisTarget, slotKey?: string): Promise<RedisLink> {
+  if (!target.cluster) return connectNode(target, target.host, target.port);
+  if (slotKey === undefined) throw new Error('a cluster connection needs the key whose slot it serves');
+  const owner = await slotOwner(target, slotKey);
+  return connectNode(target, owner.host, owner.port);
+}
+
+/**
+ * Which node serves `key`, as the cluster's seed node (the URL's) says (CLUSTER SLOTS,
+ * through ioredis's Cluster). Asked afresh at every connection, so that a run after a
+ * resharding or a failover goes to the new node: a slot that moves during a run is a fault
+ * of that run (the reply is a MOVED or ASK redirection), since a reservation must not
+ * begin on one node and end on another.
+ */
+async function slotOwner(target: RedisTarget, key: string): Promise<{ host: string; port: number }> {
+  const cluster = new Cluster([{ host: target.host, port: target.port }], {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    enableReadyCheck: false,
+    clusterRetryStrategy: () => null,
+    slotsRefreshTimeout: REDIS_TIMEOUT_MS,
+    slotsRefreshInterval: 0,
+    // A node's name as the cluster gives it, unresolved: TLS checks the certificate against that name.
+    dnsLookup: (address, callback) => callback(null, address),
+    redisOptions: nodeOptions(target, target.host),
   });
+  let lastError: unknown;
+  // Without a listener an 'error' event would end the process; a node's says why it failed.
+  cluster.on('error', () => undefined);
+  cluster.on('node error', (err: unknown) => {
+    lastError = err;
+  });
+  try {
+    await within(cluster.connect(), 2 * REDIS_TIMEOUT_MS, () => lastError);
+  } catch (err) {
+    cluster.disconnect();
+    // Cluster's own error says only that no seed answered; a node's says why, unless the
+    // connection itself failed (refused, TLS, lost), which ioredis's refresher reports as
+    // "Connection is closed.": one connection to the seed alone then finds out.
+    const why = lastError ?? err;
+    if (why instanceof Error && !/Connection is closed/.test(why.message)) throw why;
+    const link = await connectNode(target, target.host, target.port);
+    link.close();
+    throw why;
+  }
+  cluster.disconnect();
+  const node = cluster.slots[new Command('exists', [key]).getSlot()]?.[0];
+  if (node === undefined) throw new Error('no node of the cluster serves the slot of the token\'s keys');
+  const colon = node.lastIndexOf(':');
+  return { host: node.slice(0, colon), port: Number(node.slice(colon + 1)) };
+}
+
+async function connectNode(target: RedisTarget, host: string, port: number): Promise<RedisLink> {
+  const client = new Redis({ ...nodeOptions(target, host), host, port, db: target.db, lazyConnect: true });
   let lastError: unknown;
   // Without a listener an 'error' event would end the process; the failing call reports it.
   client.on('error', (err: unknown) => {
     lastError = err;
   });
   const link: RedisLink = { client, target, offsetMs: -Infinity, close: () => client.disconnect() };
-  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await Promise.race([
+    await within(
       (async () => {
         await client.connect();
         // An open socket must never hold the process once the command is done.
@@ -119,15 +202,12 @@ export async function connectRedis(target: RedisTarget): Promise<RedisLink> {
         if (stream instanceof Socket) stream.unref();
         await clockOf(link);
       })(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(lastError ?? new Error(`timed out after ${2 * REDIS_TIMEOUT_MS} ms`)), 2 * REDIS_TIMEOUT_MS);
-      }),
-    ]);
+      2 * REDIS_TIMEOUT_MS,
+      () => lastError,
+    );
   } catch (err) {
     client.disconnect();
     throw lastError !== undefined && !(err instanceof Error && /WRONGPASS|NOAUTH/.test(err.message)) ? lastError : err;
-  } finally {
-    clearTimeout(timer);
   }
   return link;
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
+import { machineEnv, runFleet } from '../support/fleet.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet tests: ${skip}`);
@@ -38,24 +39,12 @@ afterAll(async () => {
 function machine(env: Record<string, string>): Record<string, string> {
   const dir = tmpDir('hostctl-fleet-');
   dirs.push(dir);
-  return { ...env, HOSTCTL_CONFIG_DIR: `${dir.path}/config`, HOME: `${dir.path}/home`, XDG_CONFIG_HOME: `${dir.path}/xdg-config`, XDG_CACHE_HOME: `${dir.path}/xdg-cache`, XDG_STATE_HOME: `${dir.path}/xdg-state` };
+  return machineEnv(dir.path, env);
 }
 
 /** `MACHINES` machines each running `COMMANDS` commands one after another, all machines at once; `after` runs after each command. */
-async function fleet(env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
-  let done = 0;
-  const runs = await Promise.all(
-    Array.from({ length: MACHINES }, async () => {
-      const m = machine(env);
-      const results: RunResult[] = [];
-      for (let i = 0; i < COMMANDS; i++) {
-        results.push(await runCli(args, { env: m, timeoutMs: 120_000 }));
-        await after?.(++done);
-      }
-      return results;
-    }),
-  );
-  return runs.flat();
+function fleet(env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
+  return runFleet({ machines: MACHINES, commands: COMMANDS, args, envOf: () => machine(env), after });
 }
 
 describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {

@@ -1,9 +1,14 @@
 // A real redis-server for the fleet tests (src/http/redis.ts): one per test file, on a free
-// loopback port, with persistence off, stopped after. Never a mock. Where redis-server is
-// missing the tests skip with the reason, except under CI, where they must run.
+// loopback port, with persistence off, stopped after; and a real Redis Cluster of three
+// such servers (startRedisCluster). Never a mock. Where redis-server (or redis-cli, for the
+// cluster) is missing the tests skip with the reason, except under CI, where they must run.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { underCI } from './ci.js';
 import { freePort } from './servers.js';
@@ -15,6 +20,15 @@ export function redisUnavailable(): string | undefined {
   if (underCI()) return undefined;
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   return r.status === 0 ? undefined : 'redis-server is not installed (Debian: apt-get install redis-server)';
+}
+
+/** Why no Redis Cluster can be started here (redis-server, and redis-cli to join the nodes), or undefined. Under CI nothing is a reason. */
+export function redisClusterUnavailable(): string | undefined {
+  if (underCI()) return undefined;
+  const server = redisUnavailable();
+  if (server !== undefined) return server;
+  const r = spawnSync('redis-cli', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? undefined : 'redis-cli is not installed (Debian: apt-get install redis-tools)';
 }
 
 
@@ -33,10 +47,22 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** Starts redis-server with `extra` arguments (e.g. --requirepass, TLS), and waits until it accepts connections. */
-export async function startRedis(extra: string[] = [], o: { password?: string; port?: number } = {}): Promise<RedisServer> {
+/** Files of a TLS server (PEM): its certificate and key, and the CA that signed it. */
+export interface RedisTls {
+  cert: string;
+  key: string;
+  ca: string;
+}
+
+/**
+ * Starts redis-server with `extra` arguments (e.g. --requirepass), and waits until it
+ * accepts connections. With `tls`, the port is its TLS port (no plain one) and the test's
+ * own clients speak TLS.
+ */
+export async function startRedis(extra: string[] = [], o: { password?: string; port?: number; tls?: RedisTls } = {}): Promise<RedisServer> {
   const port = o.port ?? (await freePort());
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
+  const listen = o.tls ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.cert, '--tls-key-file', o.tls.key, '--tls-ca-cert-file', o.tls.ca, '--tls-auth-clients', 'no'] : ['--port', String(port)];
+  const child: ChildProcess = spawn('redis-server', [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -63,7 +89,8 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
   const auth = o.password === undefined ? '' : `:${encodeURIComponent(o.password)}@`;
   const clients: Redis[] = [];
   const client = () => {
-    const c = new Redis({ host: '127.0.0.1', port, password: o.password, lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    const tls = o.tls && { ca: readFileSync(o.tls.ca) };
+    const c = new Redis({ host: '127.0.0.1', port, password: o.password, tls, lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: () => null });
     c.on('error', () => undefined);
     clients.push(c);
     return c;
@@ -77,7 +104,7 @@ export async function startRedis(extra: string[] = [], o: { password?: string; p
   };
   return {
     port,
-    url: `redis://${auth}127.0.0.1:${port}/0`,
+    url: `${o.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}/0`,
     client,
     async dump() {
       const c = client();
@@ -127,5 +154,93 @@ export async function refreshInLoop(port: number, keys: string[]): Promise<{ sto
       socket.destroy();
       await new Promise((resolve) => setImmediate(resolve));
     },
+  };
+}
+
+/** The port of the node that serves `slot`, as the first node's CLUSTER SLOTS says. */
+async function ownerOf(slot: number, clients: Map<number, Redis>): Promise<number> {
+  const ranges = (await [...clients.values()][0]!.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, ...unknown[]]][];
+  const range = ranges.find(([start, end]) => start <= slot && slot <= end);
+  if (!range) throw new Error(`no node serves slot ${slot}`);
+  return Number(range[2][1]);
+}
+
+export interface RedisCluster {
+  /** Each node: a master serving a third of the slots, on 127.0.0.1. */
+  nodes: RedisServer[];
+  /** `redis[s]://…127.0.0.1:port?cluster=1` (with the password), naming the node at `port` as the seed (by default the first). */
+  url(port?: number): string;
+  /** Everything the cluster holds: each key with its value as text, and the port of the node that holds it. */
+  dump(): Promise<{ port: number; key: string; value: string }[]>;
+  /** The slot of `key` (CLUSTER KEYSLOT). */
+  slotOf(key: string): Promise<number>;
+  /** Moves `slot`, with its keys, to the node on `port`, as a resharding does (MIGRATING/IMPORTING, MIGRATE, SETSLOT NODE on every node). */
+  moveSlot(slot: number, port: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a Redis Cluster of three masters (no replicas) on free loopback ports, each with
+ * its own temporary directory (nodes.conf) and persistence off, joined with
+ * `redis-cli --cluster create`; resolves once every node says `cluster_state:ok`.
+ */
+export async function startRedisCluster(o: { password?: string; tls?: RedisTls } = {}): Promise<RedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'hostctl-redis-cluster-'));
+  const nodes: RedisServer[] = [];
+  const stop = async () => {
+    for (const n of nodes) await n.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      // The bus port is named: the default, port + 10000, may be taken or beyond 65535.
+      const bus = await freePort();
+      const extra = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--cluster-port', String(bus), '--cluster-node-timeout', '5000'];
+      if (o.password !== undefined) extra.push('--requirepass', o.password, '--masterauth', o.password);
+      if (o.tls) extra.push('--tls-cluster', 'yes');
+      nodes.push(await startRedis(extra, { port, password: o.password, tls: o.tls }));
+    }
+    const cli = [...(o.password === undefined ? [] : ['-a', o.password, '--no-auth-warning']), ...(o.tls ? ['--tls', '--cacert', o.tls.ca] : [])];
+    await promisify(execFile)('redis-cli', [...cli, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    const deadline = Date.now() + 30_000;
+    for (const n of nodes) {
+      const c = n.client();
+      while (!/cluster_state:ok/.test(String(await c.call('CLUSTER', 'INFO')))) {
+        if (Date.now() > deadline) throw new Error(`the cluster's node on ${n.port} is not ok within 30 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const auth = o.password === undefined ? '' : `:${encodeURIComponent(o.password)}@`;
+  return {
+    nodes,
+    url: (port = nodes[0]!.port) => `${o.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}?cluster=1`,
+    async dump() {
+      const all = await Promise.all(nodes.map(async (n) => (await n.dump()).map((e) => ({ port: n.port, ...e }))));
+      return all.flat();
+    },
+    async slotOf(key) {
+      return Number(await nodes[0]!.client().call('CLUSTER', 'KEYSLOT', key));
+    },
+    async moveSlot(slot, port) {
+      const clients = new Map(nodes.map((n) => [n.port, n.client()]));
+      const ids = new Map<number, string>();
+      for (const [p, c] of clients) ids.set(p, String(await c.call('CLUSTER', 'MYID')));
+      const owner = await ownerOf(slot, clients);
+      if (owner === port) return;
+      const from = clients.get(owner)!;
+      const to = clients.get(port)!;
+      await to.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', ids.get(owner)!);
+      await from.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', ids.get(port)!);
+      const keys = (await from.call('CLUSTER', 'GETKEYSINSLOT', slot, 1000)) as string[];
+      const auth = o.password === undefined ? [] : ['AUTH', o.password];
+      if (keys.length > 0) await from.call('MIGRATE', '127.0.0.1', port, '', 0, 5000, ...auth, 'KEYS', ...keys);
+      for (const c of [to, from, ...clients.values()]) await c.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids.get(port)!);
+    },
+    stop,
   };
 }

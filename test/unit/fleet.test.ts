@@ -72,6 +72,45 @@ describe('parseRedisUrl', () => {
   });
 });
 
+describe('parseRedisUrl: ?cluster=1', () => {
+  it('cluster=1 is a Redis Cluster seeded at the URL\'s node, with the password and TLS as for one node; cluster=0 or none is one Redis', () => {
+    expect(parseRedisUrl('rediss://:p%40ss@redis.example.invalid:6380?cluster=1', 'x')).toEqual({ host: 'redis.example.invalid', port: 6380, tls: true, db: 0, password: 'p@ss', cluster: true, where: 'redis.example.invalid:6380' });
+    expect(parseRedisUrl('redis://127.0.0.1:7000/0?cluster=1', 'x')).toMatchObject({ cluster: true, db: 0 });
+    expect(parseRedisUrl('redis://127.0.0.1:7000?cluster=0', 'x').cluster).toBeUndefined();
+    expect(parseRedisUrl('redis://127.0.0.1:7000/0', 'x').cluster).toBeUndefined();
+  });
+
+  it('another value of cluster is a usage error naming it and the values there are', () => {
+    for (const value of ['yes', 'true', '', '2']) {
+      expect(refusal(`rediss://:pw@redis.example.invalid?cluster=${value}`)).toEqual({
+        name: 'UsageError',
+        message: `The Redis URL from HOSTCTL_REDIS_URL has cluster=${value}; it must be cluster=1 (a Redis Cluster) or cluster=0.`,
+        hint: 'The only parameter is cluster=1, for a Redis Cluster: e.g. rediss://redis.example.invalid:6379?cluster=1.',
+      });
+    }
+    expect(refusal('redis://127.0.0.1?cluster=1&cluster=0').message).toBe('The Redis URL from HOSTCTL_REDIS_URL has cluster=1&cluster=0; it must be cluster=1 (a Redis Cluster) or cluster=0.');
+  });
+
+  it('a parameter hostctl does not know is a usage error naming it, never its value', () => {
+    for (const url of ['rediss://redis.example.invalid?family=6', 'rediss://redis.example.invalid?cluster=1&family=6']) {
+      expect(refusal(url, 'profile "ci" redisUrl')).toEqual({
+        name: 'UsageError',
+        message: 'The Redis URL from profile "ci" redisUrl has the parameter "family", which hostctl does not know.',
+        hint: 'The only parameter is cluster=1, for a Redis Cluster: e.g. rediss://redis.example.invalid:6379?cluster=1.',
+      });
+    }
+    expect(refusal('rediss://redis.example.invalid?password=hunter2').message).not.toContain('hunter2');
+  });
+
+  it('a cluster has database 0 only: another is a usage error', () => {
+    expect(refusal('rediss://redis.example.invalid:6380/3?cluster=1')).toEqual({
+      name: 'UsageError',
+      message: 'The Redis URL from HOSTCTL_REDIS_URL names the database 3, but a Redis Cluster has only database 0.',
+      hint: 'Give the URL without a database, e.g. rediss://redis.example.invalid:6380?cluster=1.',
+    });
+  });
+});
+
 describe('what is shown and kept', () => {
   it('a password is masked; a URL without one is shown as is', () => {
     expect(maskRedisUrl('rediss://:pw@redis.example.invalid:6380/0')).toBe('rediss://:****@redis.example.invalid:6380/0');
@@ -130,6 +169,13 @@ describe('what is shown and kept', () => {
     expect(faultReason(new Error("ERR unknown command 'ZOOM'"), target)).toBe("ERR unknown command 'ZOOM'");
     expect(faultReason(new Error('self-signed certificate in certificate chain'), target)).toBe('TLS failed (self-signed certificate in certificate chain)');
     expect(faultReason(new Error('the peer is self signed'), target)).toBe('TLS failed (the peer is self signed)');
+  });
+
+  it('a redirection says what it means: a cluster node reached without ?cluster=1, or the token\'s slot moved during the run', () => {
+    expect(faultReason(new Error('MOVED 12182 127.0.0.1:7002'), parseRedisUrl('redis://127.0.0.1:7000', 'x'))).toBe("it is a node of a Redis Cluster that does not serve the token's keys; add ?cluster=1 to the URL");
+    expect(faultReason(new Error('ASK 12182 127.0.0.1:7002'), parseRedisUrl('redis://127.0.0.1:7000?cluster=1', 'x'))).toBe("the token's keys moved to another node of the cluster (a resharding or a failover); hostctl finds that node when it connects again");
+    // Whatever words the node's name holds.
+    expect(faultReason(new Error('MOVED 12182 tls-timeout.example.invalid:6379'), parseRedisUrl('rediss://tls-timeout.example.invalid?cluster=1', 'x'))).toMatch(/^the token's keys moved/);
   });
 
   it('a reason is one line of at most 200 characters', () => {

@@ -1,0 +1,237 @@
+// Issue 42, the Redis that teams run: a fleet's store as a Redis Cluster (`?cluster=1`, the
+// URL naming one seed node), and `rediss://` to an IP address. Real hostctl processes (the
+// built CLI), each machine with its own config dir and home (support/fleet.ts), one token,
+// against the sandbox and a real three-node cluster on loopback ports
+// (support/redis.ts startRedisCluster). Judged from the sandbox's request log, what the
+// cluster holds and exit codes; no timing is asserted.
+
+/* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
+
+import { createServer } from 'node:net';
+import { describe, expect } from 'vitest';
+import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
+import { listenLoopback } from '../support/servers.js';
+import { machineEnv, runFleet } from '../support/fleet.js';
+import { freePort, redisClusterUnavailable, redisUnavailable, startRedis, startRedisCluster, type RedisCluster, type RedisTls } from '../support/redis.js';
+import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
+
+const skip = redisClusterUnavailable();
+if (skip) console.warn(`skipping the Redis Cluster tests: ${skip}`);
+const skipTls = redisUnavailable() ?? opensslUnavailable();
+
+// Plain output: these tests read the warnings' and errors' text.
+const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
+
+const test = e2eTest({ sandbox: ['--rate-limit', '10', '--window', '5'] })
+  .extend('cluster', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const cluster = await startRedisCluster();
+    onCleanup(() => cluster.stop());
+    return cluster;
+  })
+  /** A machine of its own (config dir, home), removed after the test. */
+  .extend('machine', ({}, { onCleanup }) => {
+    const dirs: { cleanup(): void }[] = [];
+    onCleanup(() => dirs.forEach((d) => d.cleanup()));
+    return (env: Record<string, string>): Record<string, string> => {
+      const dir = tmpDir('hostctl-fleet-cluster-');
+      dirs.push(dir);
+      return machineEnv(dir.path, env);
+    };
+  })
+  /** A certificate for 127.0.0.1 (and localhost), its own CA; removed after the test. */
+  .extend('tlsFiles', ({}, { onCleanup }): RedisTls => {
+    const dir = tmpDir('hostctl-redis-tls-');
+    onCleanup(() => dir.cleanup());
+    const cert = selfSignedCert(dir.path, { dns: ['localhost'], ip: ['127.0.0.1'] });
+    return { cert: cert.certFile, key: cert.certFile.replace(/\.crt$/, '.key'), ca: cert.certFile };
+  });
+
+/** hostctl on a machine (its environment). */
+function runOn(argv: string[], env: Record<string, string>): Promise<RunResult> {
+  return runCli(argv, { env, timeoutMs: 60_000 });
+}
+
+/** The keys the cluster holds now: those of the file's other tests, which a test leaves out of what it judges. */
+async function keysIn(cluster: RedisCluster): Promise<Set<string>> {
+  return new Set((await cluster.dump()).map((e) => e.key));
+}
+
+/** Each run's warnings and errors: none expected. */
+function quiet(results: RunResult[]): void {
+  for (const r of results) {
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+  }
+}
+
+describe.skipIf(skip !== undefined)('a fleet on a three-node Redis Cluster (?cluster=1)', () => {
+  test('3 machines × 6 commands, each seeded at another node, 10 requests per 5 s: not one 429, no warning; every key of the token in one slot on one node', { timeout: 180_000 }, async ({ sandbox, cluster, machine }) => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('cluster-fleet');
+    const seeds = cluster.nodes.map((n) => n.port);
+    const earlier = await keysIn(cluster);
+    const results = await runFleet({
+      machines: 3,
+      commands: 6,
+      args,
+      envOf: (i) => machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: cluster.url(seeds[i]) }),
+    });
+    for (const r of results) {
+      expect(r.code, r.stderr).toBe(0);
+      // The budget's own waits are notes; a fault would be a warning.
+      expect(r.stderr).not.toContain('warning');
+    }
+    const mine = (await admin.requests()).filter((r) => r.token === 'cluster-fleet');
+    expect(mine.filter((r) => r.status === 429)).toEqual([]);
+    expect(mine).toHaveLength(18);
+
+    const held = (await cluster.dump()).filter((e) => !earlier.has(e.key));
+    expect(held.length).toBeGreaterThan(0);
+    // One node holds them all, so that two of the three machines' seeds were not the slot's owner.
+    const owners = new Set(held.map((e) => e.port));
+    expect(owners.size).toBe(1);
+    expect(seeds.filter((p) => !owners.has(p))).toHaveLength(2);
+    expect(new Set(await Promise.all(held.map((e) => cluster.slotOf(e.key)))).size).toBe(1);
+    for (const { key, value } of held) expect(key + value).not.toContain(token);
+  });
+
+  test('--cache through the cluster: 3 machines seeded at different nodes, at once, spend 1 request and print one list', { timeout: 60_000 }, async ({ sandbox, cluster, machine }) => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('cluster-cache');
+    const earlier = await keysIn(cluster);
+    const runs = await Promise.all(
+      cluster.nodes.map((n) => machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: cluster.url(n.port) })).map((env) => runOn(['apps', 'list', '--cache', '1m', '--json'], env)),
+    );
+    quiet(runs);
+    expect(new Set(runs.map((r) => r.stdout)).size).toBe(1);
+    expect(JSON.parse(runs[0]!.stdout)).not.toEqual([]);
+    expect((await admin.requests()).filter((q) => q.token === 'cluster-cache')).toHaveLength(1);
+    const held = (await cluster.dump()).filter((e) => !earlier.has(e.key) && /:cache:/.test(e.key));
+    expect(held.length).toBeGreaterThan(0);
+    expect(new Set(held.map((e) => e.port)).size).toBe(1);
+  });
+
+  test('rate-limit on another machine, seeded at another node, reads what the fleet spent from the cluster', { timeout: 60_000 }, async ({ sandboxes, cluster, machine }) => {
+    // A window of its own, long enough that the count does not change while the test looks.
+    const slow = await sandboxes(['--rate-limit', '50', '--window', '600']);
+    const [a, b] = cluster.nodes.map((n) => machine({ HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: slow.token, HOSTCTL_REDIS_URL: cluster.url(n.port) }));
+    for (let i = 0; i < 3; i++) quiet([await runOn(args, a!)]);
+    const json = await runOn(['rate-limit', '--json'], b!);
+    quiet([json]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ remaining: 47, budget: { store: 'redis', where: `127.0.0.1:${cluster.nodes[1]!.port}`, spent: 3 } });
+  });
+
+  test('a wrong cluster parameter, or one hostctl does not know, is a usage error (exit 2) naming it, before any request', async ({ sandbox, machine }) => {
+    const admin = sandboxAdmin(sandbox);
+    const token = await admin.newToken('cluster-usage');
+    const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
+    const yes = await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: 'redis://:pw-usage@127.0.0.1:6379?cluster=yes' }));
+    expect(yes.code).toBe(2);
+    expect(yes.stderr).toContain('hostctl: The Redis URL from HOSTCTL_REDIS_URL has cluster=yes; it must be cluster=1 (a Redis Cluster) or cluster=0.');
+    const unknown = await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: 'redis://:pw-usage@127.0.0.1:6379?cluster=1&family=6' }));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('hostctl: The Redis URL from HOSTCTL_REDIS_URL has the parameter "family", which hostctl does not know.');
+    for (const r of [yes, unknown]) {
+      expect(r.stderr).not.toContain('pw-usage');
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect((await admin.requests()).filter((q) => q.token === 'cluster-usage')).toEqual([]);
+  });
+});
+
+describe.skipIf(skip !== undefined)('a Redis Cluster that cannot be used', () => {
+  test('the node serving the token\'s slot down, or every node: one warning naming the reason, exit 0, this machine\'s own budget; HOSTCTL_REDIS_REQUIRED=1: exit 6', { timeout: 120_000 }, async ({ sandbox, machine }) => {
+    const own = await startRedisCluster();
+    try {
+      const admin = sandboxAdmin(sandbox);
+      const token = await admin.newToken('cluster-down');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
+      quiet([await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: own.url() }))]);
+      const ownerPort = (await own.dump()).find((e) => e.key.startsWith('hostctl:'))!.port;
+      await own.nodes.find((n) => n.port === ownerPort)!.kill();
+      const seed = own.nodes.find((n) => n.port !== ownerPort)!.port;
+
+      const r = await runOn(['-R', ...args], machine({ ...env, HOSTCTL_REDIS_URL: own.url(seed) }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+      expect(r.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${seed} cannot be used (connection refused); this run uses this machine's own rate budget.`);
+      const required = await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: own.url(seed), HOSTCTL_REDIS_REQUIRED: '1' }));
+      expect(required.code).toBe(6);
+      expect(required.stderr).toContain(`hostctl: The shared store at 127.0.0.1:${seed} cannot be used: connection refused`);
+
+      for (const n of own.nodes) if (n.port !== ownerPort) await n.kill();
+      const down = await runOn(['rate-limit', '-o', 'table'], machine({ ...env, HOSTCTL_REDIS_URL: own.url(seed) }));
+      expect(down.code, down.stderr).toBe(0);
+      expect(down.stderr.match(/warning:/g)).toHaveLength(1);
+      expect(down.stderr).toContain(`the shared store at 127.0.0.1:${seed} cannot be used (connection refused)`);
+      expect(down.stdout).not.toContain('Budget: shared');
+    } finally {
+      await own.stop();
+    }
+  });
+
+  test('a seed that accepts and never answers: one warning naming it, exit 0, nothing hangs', { timeout: 60_000 }, async ({ sandbox, machine }) => {
+    const { port, close } = await listenLoopback(createServer());
+    try {
+      const r = await runOn(args, machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}?cluster=1` }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+      expect(r.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${port} cannot be used (no answer within 500 ms)`);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe.skipIf(skip !== undefined || skipTls !== undefined)('rediss:// with a password, to 127.0.0.1', () => {
+  test('a single Redis: no DeprecationWarning (TLS ServerName set to an IP), nothing on stderr', { timeout: 60_000 }, async ({ sandbox, machine, tlsFiles }) => {
+    const server = await startRedis(['--requirepass', 'pw-tls-one'], { port: await freePort(), password: 'pw-tls-one', tls: tlsFiles });
+    try {
+      const admin = sandboxAdmin(sandbox);
+      const token = await admin.newToken('tls-ip');
+      const r = await runOn(['-R', ...args], machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: server.url, NODE_EXTRA_CA_CERTS: tlsFiles.ca }));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('DeprecationWarning');
+      expect(r.stderr).toMatch(/^Rate limit: \d+\/10 requests left/);
+      expect((await server.dump()).map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a cluster (?cluster=1), seeded at each node in turn: exit 0, no warning, the password never shown, one budget; an untrusted CA or a wrong password: one warning each', { timeout: 120_000 }, async ({ sandbox, machine, tlsFiles }) => {
+    const secure = await startRedisCluster({ password: 'pw-tls-cluster', tls: tlsFiles });
+    try {
+      const admin = sandboxAdmin(sandbox);
+      const token = await admin.newToken('tls-cluster');
+      const runs: RunResult[] = [];
+      for (const n of secure.nodes) {
+        runs.push(await runOn(['-v', ...args], machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: secure.url(n.port), NODE_EXTRA_CA_CERTS: tlsFiles.ca })));
+      }
+      for (const r of runs) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).not.toContain('DeprecationWarning');
+        expect(r.stderr).not.toContain('warning');
+        expect(r.stdout + r.stderr).not.toContain('pw-tls-cluster');
+      }
+      const held = (await secure.dump()).filter((e) => e.key.startsWith('hostctl:'));
+      expect(held.map((e) => e.key)).toEqual([expect.stringMatching(/:budget$/)]);
+
+      // As for one node: a CA this machine does not trust, a password the cluster refuses.
+      const seed = secure.nodes[1]!.port;
+      const untrusted = await runOn(args, machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: secure.url(seed) }));
+      const refused = await runOn(['-v', ...args], machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://:pw-wrong-one@127.0.0.1:${seed}?cluster=1`, NODE_EXTRA_CA_CERTS: tlsFiles.ca }));
+      expect(untrusted.code, untrusted.stderr).toBe(0);
+      expect(untrusted.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${seed} cannot be used (TLS failed (`);
+      expect(refused.code, refused.stderr).toBe(0);
+      expect(refused.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${seed} cannot be used (the password was refused)`);
+      for (const r of [untrusted, refused]) {
+        expect(r.stderr.match(/warning:/g)).toHaveLength(1);
+        expect(r.stdout + r.stderr).not.toMatch(/pw-tls-cluster|pw-wrong-one/);
+      }
+    } finally {
+      await secure.stop();
+    }
+  });
+});
