@@ -29,7 +29,7 @@ export interface Resource {
 
 /**
  * A list filter. Without `route` or `through`, hostctl walks the collection and keeps the
- * objects that reference the ID by value (see references() in commands/resource/relations.ts),
+ * objects that reference the ID by value (see references() in core/relations.ts),
  * whatever the server calls the field.
  */
 export interface Relation {

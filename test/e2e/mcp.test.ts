@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
-import { closedPort, startAlt } from '../support/servers.js';
+import { closedPort, platformOf, startAlt } from '../support/servers.js';
 import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
@@ -286,6 +286,90 @@ describe('hostctl mcp under the SDK client', () => {
     expect(error.code).toBe('deadline');
     expect(error.unmet).toHaveProperty(app.publicId);
     expect(progress).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('one question, one walk: list_objects and the list command send the same requests', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of one app cost what "deployments list --app" costs, on the ${which}`, async () => {
+      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
+      cleanups.push(() => server.stop());
+      // An app with a few environments: the API's route for each, never the whole collection.
+      const byApp = new Map<string, number>();
+      for (const e of await server.all('environments')) {
+        const app = String(e.app ?? e.appId);
+        byApp.set(app, (byApp.get(app) ?? 0) + 1);
+      }
+      const app = [...byApp].find(([, n]) => n >= 2 && n <= 3)?.[0];
+      expect(app).toBeDefined();
+      const env = world(server.baseUrl, server.token);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', String(app), '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      const s = await connect(env);
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(got.isError).toBe(false);
+      const byTool = await sent();
+
+      expect(byTool).toEqual(byCommand);
+      expect(byTool.filter((r) => /\/deployments\?/.test(r) && !/\/environments\//.test(r))).toEqual([]);
+      expect((got.json.items as { publicId: string }[]).map((d) => d.publicId)).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+    });
+  }
+});
+
+describe('list_objects cursors cannot be forged', () => {
+  it('a cursor hostctl did not make, made for another list, or tampered with, is a usage error and sends nothing', async () => {
+    const alt = await startAlt({ limit: 100_000, pageSize: 5 });
+    cleanups.push(() => alt.stop());
+    const origin = new URL(alt.baseUrl).origin;
+    const s = await connect(world(alt.baseUrl, alt.token));
+    const apps = await call(s, 'list_objects', { resource: 'apps', limit: 2 });
+    const valid = String(apps.json.nextCursor);
+    expect(valid).not.toBe('undefined');
+    const [body, tag] = valid.split('.');
+    const payload = JSON.parse(Buffer.from(String(body), 'base64url').toString('utf8')) as { at: { url?: string } };
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    const forged = [
+      b64('/_sandbox/requests'),
+      b64({ r: 'apps', f: null, u: `${origin}/_sandbox/requests`, s: 0 }),
+      b64({ r: 'apps', f: null, u: `${origin}/v1/../_sandbox/tokens`, s: 0 }),
+      // The seal of a real cursor over another position.
+      `${b64({ ...payload, at: { source: 0, url: `${origin}/_sandbox/requests`, skip: 0 } })}.${tag}`,
+      `${b64({ ...payload, at: { ...payload.at, url: `${origin}/v1/../_sandbox/tokens` } })}.${tag}`,
+      `${body}.${b64('not the seal')}`,
+      valid.slice(0, -2),
+    ];
+    await alt.clearRequests();
+    for (const cursor of forged) {
+      const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor }));
+      expect(error.code, cursor).toBe('usage');
+      expect(String(error.hint)).not.toBe('');
+    }
+    // A real cursor, for another resource or another filter.
+    expect(errorOf(await call(s, 'list_objects', { resource: 'environments', cursor: valid })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'environments', app: 'ap-1a2b3c4d5e', cursor: valid })).code).toBe('usage');
+    expect(await alt.requests()).toEqual([]);
+    // The real one still works, on this server's base URL only.
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 2, cursor: valid })).isError).toBe(false);
+    expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it("another server process's cursor is not this one's", async () => {
+    const alt = await startAlt({ limit: 100_000, pageSize: 5 });
+    cleanups.push(() => alt.stop());
+    const env = world(alt.baseUrl, alt.token);
+    const first = await connect(env);
+    const cursor = (await call(first, 'list_objects', { resource: 'apps', limit: 2 })).json.nextCursor;
+    await first.end();
+    const second = await connect(env);
+    await alt.clearRequests();
+    expect(errorOf(await call(second, 'list_objects', { resource: 'apps', cursor })).code).toBe('usage');
+    expect(await alt.requests()).toEqual([]);
   });
 });
 
