@@ -5,7 +5,7 @@
 // (stdio-server.ts) holds copies of nothing it would have to recognise.
 
 import type { Context } from '../context.js';
-import { DeadlineError, errorData, HostctlError, UsageError, type ErrorData } from '../errors.js';
+import { AuthError, DeadlineError, errorData, HostctlError, UsageError, type ErrorData } from '../errors.js';
 import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { isRecord } from '../json/narrow.js';
 import type { Position } from '../core/relations.js';
@@ -189,6 +189,7 @@ function checkCancelled(signal: AbortSignal): void {
 
 export class Tools {
   private readonly cursors = new Cursors();
+  private tokenFound = false;
 
   constructor(
     private readonly ctx: Context,
@@ -200,10 +201,37 @@ export class Tools {
       const spec = TOOLS.find((t) => t.name === name);
       if (!spec) throw new UsageError(`There is no tool "${name.slice(0, 40)}".`, `The tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
       const a = checkArgs(spec, args);
+      await this.configured();
       const data = await this.run(name, a, call);
       return { ok: true, data };
     } catch (err) {
       return { ok: false, error: errorData(err) };
+    }
+  }
+
+  /**
+   * Every tool needs a base URL and a token. Where one is missing, the sentence says how
+   * to give it to the server, which is configured in the agent host, not at a prompt. A
+   * token found once is kept; until then each call looks again (after an auth login).
+   */
+  private async configured(): Promise<void> {
+    if (this.ctx.baseUrlSource() === undefined) {
+      this.ctx.checkProfileExists();
+      throw new UsageError(
+        'hostctl mcp has no base URL: set HOSTCTL_BASE_URL in the env of its entry in the agent host\'s MCP configuration (or put --base-url URL before "mcp" in its args), then restart it.',
+        'For example: "env": {"HOSTCTL_BASE_URL": "https://api.example.com/v1"}; see "hostctl help mcp".',
+      );
+    }
+    if (this.tokenFound) return;
+    try {
+      await this.ctx.resolveToken();
+      this.tokenFound = true;
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      throw new AuthError(
+        `hostctl mcp has no token (${err.message.replace(/\.$/, '')}): run "hostctl auth login" once at a terminal on this machine, or set HOSTCTL_TOKEN in the env of its entry in the agent host's MCP configuration from the host's secret storage.`,
+        'See "hostctl help mcp" for each host; the token never goes in a file that is committed.',
+      );
     }
   }
 

@@ -374,6 +374,47 @@ describe('list_objects cursors cannot be forged', () => {
 });
 
 describe('hostctl mcp when things go wrong', () => {
+  /** Arguments each tool takes without complaint, so that only the configuration can fail. */
+  const EVERY_TOOL: [string, Record<string, unknown>][] = [
+    ['list_objects', { resource: 'apps' }],
+    ['get_objects', { resource: 'apps', ids: ['ap-1a2b3c4d5e'] }],
+    ['wait_for', { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: ['status=running'] }],
+    ['list_operations', {}],
+    ['call_operation', { path: '/apps' }],
+    ['rate_limit', {}],
+    ['auth_status', {}],
+  ];
+
+  it('with no base URL it starts, lists its tools, and every call says how to set one', async () => {
+    const env: Record<string, string | undefined> = world('unused', 'mcp-test-token-0123456789abcdef');
+    delete env.HOSTCTL_BASE_URL;
+    const s = await connect(env as Record<string, string>);
+    expect((await s.client.listTools()).tools.map((t) => t.name).sort()).toEqual(EVERY_TOOL.map(([name]) => name).sort());
+    for (const [name, args] of EVERY_TOOL) {
+      const error = errorOf(await call(s, name, args));
+      expect(error.code, name).toBe('usage');
+      expect(String(error.message), name).toMatch(/^hostctl mcp has no base URL: set HOSTCTL_BASE_URL in the env of its entry in the agent host's MCP configuration [^\n]*\.$/);
+      expect(String(error.hint), name).not.toBe('');
+    }
+    expect(s.stderr()).toMatch(/^hostctl: warning: No base URL is set/m);
+  });
+
+  it('with no token it starts, lists its tools, and every call says how to give it one, sending nothing', async () => {
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const env: Record<string, string | undefined> = world(alt.baseUrl, 'unused');
+    delete env.HOSTCTL_TOKEN;
+    const s = await connect(env as Record<string, string>);
+    expect((await s.client.listTools()).tools).toHaveLength(EVERY_TOOL.length);
+    for (const [name, args] of EVERY_TOOL) {
+      const error = errorOf(await call(s, name, args));
+      expect(error.code, name).toBe('auth');
+      expect(String(error.message), name).toMatch(/^hostctl mcp has no token \(.*\): run "hostctl auth login" once .* or set HOSTCTL_TOKEN in the env of its entry in the agent host's MCP configuration [^\n]*\.$/);
+      expect(String(error.hint), name).not.toBe('');
+    }
+    expect(await alt.requests()).toEqual([]);
+  });
+
   it('a rejected token is an auth tool error, and the next call sends nothing', async () => {
     const sandbox = await startSandboxHere();
     cleanups.push(() => sandbox.stop());
