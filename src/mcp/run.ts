@@ -3,7 +3,7 @@
 
 import { VERSION, type Context } from '../context.js';
 import { HostctlError, UsageError } from '../errors.js';
-import { stringifyJson } from '../output/json.js';
+import { parseJson, stringifyJson } from '../output/json.js';
 import { TOOLS, Tools } from './tools.js';
 
 export async function mcpRun(ctx: Context): Promise<void> {
@@ -31,6 +31,7 @@ export async function mcpRun(ctx: Context): Promise<void> {
     stdin: ctx.io.stdin as NodeJS.ReadableStream,
     write: (text) => ctx.io.out(text),
     stringify: (v) => stringifyJson(v),
+    parse: (text) => parseJson(text),
     log: (text) => ctx.io.stderr.write(`${text}\n`),
   });
 }

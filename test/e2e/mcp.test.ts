@@ -572,3 +572,107 @@ describe('hostctl mcp on the wire, with no SDK', () => {
     for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
   });
 });
+
+/**
+ * `hostctl mcp` with raw lines on its stdin, initialized. `ask` writes a line and resolves
+ * with the first answer that `match` accepts (by default, the one whose id is `id`).
+ */
+async function rawServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  cleanups.push(async () => {
+    child.stdin.end();
+    await exited;
+  });
+  let stdout = '';
+  const lines: string[] = [];
+  const waiting: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    const all = stdout.split('\n');
+    for (const line of all.slice(lines.length, -1)) {
+      lines.push(line);
+      const w = waiting.findIndex((x) => x.match(line));
+      if (w !== -1) waiting.splice(w, 1)[0]?.resolve(line);
+    }
+  });
+  const ask = (line: string, match: (line: string) => boolean) =>
+    new Promise<string>((resolve) => {
+      waiting.push({ match, resolve });
+      child.stdin.write(`${line}\n`);
+    });
+  const byId = (id: number) => (line: string) => (JSON.parse(line) as { id?: unknown }).id === id;
+  const request = async (id: number, method: string, params?: unknown) => JSON.parse(await ask(JSON.stringify({ jsonrpc: '2.0', id, method, params }), byId(id))) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  await request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return { ask, request, lines, byId, write: (text: string) => child.stdin.write(text) };
+}
+
+describe('hostctl mcp on the wire: what each answer holds', () => {
+  const env = () => world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef');
+
+  it('answers a request whose id is past 2^53 with that id exactly as sent', async () => {
+    const s = await rawServer(env());
+    for (const id of ['12345678901234567891', '-98765432109876543210', '9007199254740993']) {
+      // One request at a time: the next line is its answer, whatever id it carries.
+      const answer = await s.ask(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, () => true);
+      expect(answer).toMatch(new RegExp(`"id":${id}[,}]`));
+      expect(answer).toContain('"tools":[');
+    }
+    const called = await s.ask('{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"list_objects","arguments":{"resource":"volumes"}}}', () => true);
+    expect(called).toMatch(/"id":18446744073709551617[,}]/);
+    expect(called).toContain('"isError":true');
+  });
+
+  it('answers arguments that are not an object with one sentence, as invalid params', async () => {
+    const s = await rawServer(env());
+    let id = 1;
+    for (const args of ['apps', ['apps'], 7, true]) {
+      const { error } = await s.request(id++, 'tools/call', { name: 'list_objects', arguments: args });
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toMatch(/^Invalid params: [^\n]*arguments[^\n]* must be an object[^\n]*\.$/);
+    }
+    const { error } = await s.request(id++, 'tools/call', { name: 7 });
+    expect(error?.message).toMatch(/^Invalid params: [^\n]*"params.name" must be a string\.$/);
+  });
+
+  it('answers a line longer than the limit once, and the next message as usual', async () => {
+    const s = await rawServer(env());
+    const before = s.lines.length;
+    s.write(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"${'z'.repeat(5 * 1024 * 1024)}"}}\n`);
+    expect((await s.request(8, 'tools/list')).result).toHaveProperty('tools');
+    const errors = s.lines.slice(before).filter((line) => line.includes('"error"'));
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0]!)).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('never echoes a 20,000-character input whole, in an error of any kind', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+    const long = (c: string) => c.repeat(20_000);
+    const calls: [string, unknown][] = [
+      ['tools/call', { name: 'call_operation', arguments: { path: `/${long('a')}` } }],
+      ['tools/call', { name: 'call_operation', arguments: { path: '/apps', params: { [long('p')]: long('v') } } }],
+      ['tools/call', { name: 'call_operation', arguments: { operationId: long('o') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: long('r') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'apps', cursor: long('c') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'environments', app: `ap-${long('x')}` } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'apps', [long('k')]: 1 } }],
+      ['tools/call', { name: 'get_objects', arguments: { resource: 'apps', ids: [long('i')] } }],
+      ['tools/call', { name: 'get_objects', arguments: { resource: 'teams', ids: [long('t')] } }],
+      ['tools/call', { name: 'wait_for', arguments: { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: [long('f')] } }],
+      ['tools/call', { name: 'wait_for', arguments: { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: ['status=x'], deadline: long('d') } }],
+      ['tools/call', { name: long('n'), arguments: {} }],
+      [long('m'), {}],
+    ];
+    let id = 1;
+    for (const [method, params] of calls) {
+      const answer = await s.request(id++, method, params);
+      const text = (answer.result?.content as { text: string }[] | undefined)?.[0]?.text;
+      const failed = text === undefined ? undefined : (JSON.parse(text) as { error?: Record<string, unknown> }).error;
+      const said = answer.error ? [answer.error.message] : Object.values(failed ?? {}).map(String);
+      for (const text of said) expect(text.length, `${method.slice(0, 20)} ${JSON.stringify(params).slice(0, 80)}: ${text.slice(0, 300)}`).toBeLessThan(600);
+    }
+  });
+});
