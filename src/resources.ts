@@ -148,7 +148,7 @@ export function idProblem(resource: Resource, id: string): string | undefined {
     return `"${printable(id)}" is not a valid public ID: use letters, digits, "-" and "_" only`;
   }
   if (resource.prefix && !id.startsWith(resource.prefix)) {
-    return `"${id}" is not ${article(resource.singular)} ${resource.singular} ID: ${resource.singular} IDs begin with "${resource.prefix}"`;
+    return `"${printable(id)}" is not ${article(resource.singular)} ${resource.singular} ID: ${resource.singular} IDs begin with "${resource.prefix}"`;
   }
   return undefined;
 }
