@@ -215,8 +215,9 @@ export class Tools {
    * token found once is kept; until then each call looks again (after an auth login).
    */
   private async configured(): Promise<void> {
+    // A profile named but missing is the cause of whatever else is missing: name it.
+    this.ctx.checkProfileExists();
     if (this.ctx.baseUrlSource() === undefined) {
-      this.ctx.checkProfileExists();
       throw new UsageError(
         'hostctl mcp has no base URL: set HOSTCTL_BASE_URL in the env of its entry in the agent host\'s MCP configuration (or put --base-url URL before "mcp" in its args), then restart it.',
         'For example: "env": {"HOSTCTL_BASE_URL": "https://api.example.com/v1"}; see "hostctl help mcp".',
