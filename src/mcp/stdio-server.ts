@@ -67,6 +67,8 @@ class LineTransport implements Transport {
   /** Within a line too long, until its end. */
   private skipping = false;
   private stands = 0;
+  /** Makes a stand-in no client's own string ID can equal. */
+  private readonly standPrefix = `hostctl-id-${globalThis.crypto.randomUUID()}-`;
   /** Stand-in ID → the ID as sent, until answered. */
   private readonly exactIds = new Map<string, { id: unknown; text: string }>();
   /** Each request's method, until answered, to name it in an error. */
@@ -119,7 +121,7 @@ class LineTransport implements Transport {
     if (isObject(parsed) && typeof id === 'number' && !Number.isSafeInteger(id)) {
       const exact = this.o.parse(line);
       const given = isObject(exact) ? exact.id : id;
-      const stand = `hostctl-id-${++this.stands}`;
+      const stand = `${this.standPrefix}${++this.stands}`;
       this.exactIds.set(stand, { id: given, text: String(given) });
       parsed = { ...parsed, id: stand };
     }
