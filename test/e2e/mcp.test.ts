@@ -322,6 +322,36 @@ describe('one question, one walk: list_objects and the list command send the sam
   }
 });
 
+describe('one question, one walk, past the route shortcut', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of an app with more environments than the shortcut asks one by one cost what the command costs, on the ${which}`, async () => {
+      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
+      cleanups.push(() => server.stop());
+      // Both servers' field names, so that each finds the references its own way.
+      const app = 'ap-walkmany01';
+      const envs = Array.from({ length: 5 }, (_, i) => `en-walkmany0${i}`);
+      await server.plant('apps', [{ publicId: app, name: 'walk-many', status: 'live' }]);
+      await server.plant('environments', envs.map((e) => ({ publicId: e, name: e, app, appId: app })));
+      await server.plant('deployments', envs.flatMap((e, i) => [0, 1].map((j) => ({ publicId: `de-walkmany${i}${j}`, environment: e, environmentId: e, status: 'succeeded' }))));
+      const env = world(server.baseUrl, server.token);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      const s = await connect(env);
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(byCommand.length).toBeGreaterThan(1);
+      expect(await sent()).toEqual(byCommand);
+      const ids = (got.json.items as { publicId: string }[]).map((d) => d.publicId);
+      expect(ids).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+      expect(ids).toHaveLength(10);
+    });
+  }
+});
+
 describe('list_objects cursors cannot be forged', () => {
   it('a cursor hostctl did not make, made for another list, or tampered with, is a usage error and sends nothing', async () => {
     const alt = await startAlt({ limit: 100_000, pageSize: 5 });
