@@ -654,6 +654,21 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
     expect(called).toContain('"isError":true');
   });
 
+  it('cancels a request whose id is past 2^53 by that id', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1 } });
+    const app = ((listed.result?.structuredContent as { items: { publicId: string }[] }).items[0])?.publicId;
+    const wait = (deadline: string) => ({ name: 'wait_for', arguments: { resource: 'apps', ids: [app], for: ['status=never'], deadline } });
+    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('2s'))}}\n`);
+    s.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}\n');
+    // A later call with a later deadline: had the first gone on, its answer would come first.
+    const later = await s.request(2, 'tools/call', wait('3s'));
+    expect(String((later.result?.content as { text: string }[])[0]?.text)).toContain('"deadline"');
+    expect(s.lines.filter((line) => line.includes('1234567890123456'))).toEqual([]);
+  });
+
   it('answers arguments that are not an object with one sentence, as invalid params', async () => {
     const s = await rawServer(env());
     let id = 1;
