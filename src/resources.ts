@@ -29,7 +29,7 @@ export interface Resource {
 
 /**
  * A list filter. Without `route` or `through`, hostctl walks the collection and keeps the
- * objects that reference the ID by value (see references() in commands/resource/relations.ts),
+ * objects that reference the ID by value (see references() in core/relations.ts),
  * whatever the server calls the field.
  */
 export interface Relation {
@@ -148,7 +148,7 @@ export function idProblem(resource: Resource, id: string): string | undefined {
     return `"${printable(id)}" is not a valid public ID: use letters, digits, "-" and "_" only`;
   }
   if (resource.prefix && !id.startsWith(resource.prefix)) {
-    return `"${id}" is not ${article(resource.singular)} ${resource.singular} ID: ${resource.singular} IDs begin with "${resource.prefix}"`;
+    return `"${printable(id)}" is not ${article(resource.singular)} ${resource.singular} ID: ${resource.singular} IDs begin with "${resource.prefix}"`;
   }
   return undefined;
 }

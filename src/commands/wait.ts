@@ -16,6 +16,7 @@ import { checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
 import { collect, command, withContext, type OptionsOf } from './define.js';
 import { fieldValue } from '../output/fields.js';
 import { stringifyJson } from '../output/json.js';
+import { oneLine } from '../output/sanitize.js';
 
 function waitDefinition(r: Resource) {
   return command('wait')
@@ -55,7 +56,7 @@ export const POLL_SHARE = 0.5;
 
 export function parseCondition(raw: string): Condition {
   const m = /^([^=!\s][^=!]*?)\s*(!=|=)\s*(.*)$/s.exec(raw);
-  if (!m) throw new UsageError(`--for takes FIELD=VALUE or FIELD!=VALUE, not "${raw}".`, 'For example: --for status=running');
+  if (!m) throw new UsageError(`--for takes FIELD=VALUE or FIELD!=VALUE, not "${oneLine(raw, 60)}".`, 'For example: --for status=running');
   return { field: m[1]!.trim(), negate: m[2] === '!=', value: m[3]! };
 }
 

@@ -1,12 +1,13 @@
 // Seconds and durations as flags, environment variables and the config give them.
 
 import { UsageError } from '../errors.js';
+import { oneLine } from '../output/sanitize.js';
 
 export function parseSeconds(raw: string | undefined, flag: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new UsageError(`${flag} takes a number of seconds, not "${raw}".`, `For example: ${flag} 30`);
+    throw new UsageError(`${flag} takes a number of seconds, not "${oneLine(raw, 60)}".`, `For example: ${flag} 30`);
   }
   return n;
 }
@@ -24,7 +25,7 @@ export function parseDuration(raw: string, flag: string): number {
   }
   // A week is more than any wait or cache here needs, and keeps every timer in range.
   if (ms === undefined || !Number.isFinite(ms) || ms > 7 * 86_400_000) {
-    throw new UsageError(`${flag} takes a duration such as 30s, 10m or 1h (at most 7d), not "${raw}".`, `For example: ${flag} 10m`);
+    throw new UsageError(`${flag} takes a duration such as 30s, 10m or 1h (at most 7d), not "${oneLine(raw, 60)}".`, `For example: ${flag} 10m`);
   }
   return Math.round(ms);
 }

@@ -175,34 +175,40 @@ See also: hostctl help rate-limit, docs/fleet.md.
 
   mcp: `hostctl mcp: the API for coding agents
 
-hostctl mcp serves the Model Context Protocol on stdin and stdout (one JSON-RPC message
-per line; logs only on stderr), for the profile, base URL and token every command uses
-(--profile, --base-url, HOSTCTL_TOKEN, the keychain). An agent host starts it as a
-child process; closing stdin stops it (exit 0).
+hostctl mcp serves the Model Context Protocol on stdin and stdout (one JSON-RPC
+message per line; logs only on stderr), for the profile, base URL and token every
+command uses (--profile, --base-url, HOSTCTL_TOKEN, the keychain). An agent host
+starts it as a child process; closing stdin stops it (exit 0). With no base URL or
+no token it still starts, and each call says what to set.
 
 Its tools are read-only:
-  list_objects   a page of one resource (app, environment or team filters), at most
-                 100 objects a call, nextCursor to continue: a request per page
-  get_objects    objects by public ID: one request for up to 100 IDs
-  wait_for       polls until every object meets every condition: one request a round
-  rate_limit     the last rate-limit state seen: no request
-  auth_status    profile, base URL, token source, last four characters: no request
-  list_operations  the API reference's operations: no request while hostctl's copy is
-                 under a day old, else one
+  list_objects     a page of one resource (app, environment or team filters), at
+                   most 100 objects a call, nextCursor to continue: the requests
+                   "list" sends
+  get_objects      objects by public ID: one request for up to 100 IDs
+  wait_for         polls until every object meets every condition: one request a
+                   round
+  rate_limit       the last rate-limit state seen: no request
+  auth_status      profile, base URL, token source, last four characters: no
+                   request
+  list_operations  the API reference's operations: no request while hostctl's
+                   copy is under a day old, else one
   call_operation   one GET or HEAD, by operationId or path: one request; anything
-                 that writes is refused
+                   that writes is refused
 
-The token never reaches the agent: every byte goes through the same scrubbing as every
-command's output, and no tool prints it. A token the API rejects is not sent again (a
-tool error says how to replace it). The agent's requests share the token's budget at
-batch priority, so a person at a terminal goes first; a call whose wait would pass
---max-wait returns a rate_limited error with the seconds to wait. Errors are tool
-results with isError and the code of hostctl help exit-codes.
+The token never reaches the agent: every byte goes through the same scrubbing as
+every command's output, and no tool prints it. A token the API rejects is not sent
+again (a tool error says how to replace it). The agent's requests share the token's
+budget at batch priority, so a person at a terminal goes first; a call whose wait
+would pass --max-wait returns a rate_limited error with the seconds to wait. Errors
+are tool results with isError and the code of hostctl help exit-codes.
 
   $ echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | hostctl mcp
   $ hostctl --max-wait 30 mcp < /dev/null
 
-Registering it with agent hosts (Claude, VS Code, Cursor): see docs/mcp.md.
+Registering it with agent hosts (Claude, VS Code, Cursor, CI) and giving it a token
+without writing it into their configuration: docs/mcp.md, installed with hostctl
+(in the directory "npm root -g" prints, under hostctl/docs/).
 See also: hostctl help rate-limit.
 `,
 

@@ -59,7 +59,8 @@ export interface StatusContext {
 }
 
 function describeRequest(method: string, url: URL): string {
-  return `${method} ${url.pathname}${url.search}`;
+  // Cut, as every echo of input is: a path or query can be as long as a server takes.
+  return `${method} ${oneLine(`${url.pathname}${url.search}`, 200)}`;
 }
 
 /**

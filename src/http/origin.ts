@@ -44,7 +44,7 @@ function landing(pathname: string): string | undefined {
 }
 
 /** Whether `pathname` stays at or under `basePath` (`/v1`), however a server decodes it. */
-function staysUnder(basePath: string, pathname: string): boolean {
+export function staysUnder(basePath: string, pathname: string): boolean {
   const base = basePath.replace(/\/+$/, '');
   const lands = landing(pathname);
   if (lands === undefined) return false;

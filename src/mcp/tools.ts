@@ -5,9 +5,11 @@
 // (stdio-server.ts) holds copies of nothing it would have to recognise.
 
 import type { Context } from '../context.js';
-import { DeadlineError, errorData, HostctlError, UsageError, type ErrorData } from '../errors.js';
+import { AuthError, DeadlineError, errorData, HostctlError, UsageError, type ErrorData } from '../errors.js';
 import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { isRecord } from '../json/narrow.js';
+import type { Position } from '../core/relations.js';
+import { Cursors } from './cursor.js';
 
 /** Most objects one list_objects call returns; more come with the cursor. */
 const MAX_ITEMS = 100;
@@ -180,36 +182,15 @@ function resourceOf(name: unknown): Resource {
   return r;
 }
 
-/** Where list_objects stopped: the page to fetch, and how many of its objects were already returned. */
-interface Cursor {
-  r: string;
-  f: string | null;
-  u: string;
-  s: number;
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-function decodeCursor(raw: string): Cursor {
-  try {
-    const c: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (isRecord(c) && typeof c.r === 'string' && (c.f === null || typeof c.f === 'string') && typeof c.u === 'string' && Number.isSafeInteger(c.s) && Number(c.s) >= 0) {
-      return { r: c.r, f: c.f, u: c.u, s: Number(c.s) };
-    }
-  } catch {
-    // fall through to the usage error
-  }
-  throw new UsageError('The cursor is not one list_objects returned.', 'Pass nextCursor exactly as the previous list_objects call returned it, with the same resource and filter, or leave it out to start again.');
-}
-
 /** Stops a call whose client cancelled it; nothing more is sent. */
 function checkCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw new HostctlError('The client cancelled this call.');
 }
 
 export class Tools {
+  private readonly cursors = new Cursors();
+  private tokenFound = false;
+
   constructor(
     private readonly ctx: Context,
     private readonly stringify: (value: unknown) => string,
@@ -220,10 +201,38 @@ export class Tools {
       const spec = TOOLS.find((t) => t.name === name);
       if (!spec) throw new UsageError(`There is no tool "${name.slice(0, 40)}".`, `The tools are: ${TOOLS.map((t) => t.name).join(', ')}.`);
       const a = checkArgs(spec, args);
+      await this.configured();
       const data = await this.run(name, a, call);
       return { ok: true, data };
     } catch (err) {
       return { ok: false, error: errorData(err) };
+    }
+  }
+
+  /**
+   * Every tool needs a base URL and a token. Where one is missing, the sentence says how
+   * to give it to the server, which is configured in the agent host, not at a prompt. A
+   * token found once is kept; until then each call looks again (after an auth login).
+   */
+  private async configured(): Promise<void> {
+    // A profile named but missing is the cause of whatever else is missing: name it.
+    this.ctx.checkProfileExists();
+    if (this.ctx.baseUrlSource() === undefined) {
+      throw new UsageError(
+        'hostctl mcp has no base URL: set HOSTCTL_BASE_URL in the env of its entry in the agent host\'s MCP configuration (or put --base-url URL before "mcp" in its args), then restart it.',
+        'For example: "env": {"HOSTCTL_BASE_URL": "https://api.example.com/v1"}; see "hostctl help mcp".',
+      );
+    }
+    if (this.tokenFound) return;
+    try {
+      await this.ctx.resolveToken();
+      this.tokenFound = true;
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      throw new AuthError(
+        `hostctl mcp has no token (${err.message.replace(/\.$/, '')}): run "hostctl auth login" once at a terminal on this machine, or set HOSTCTL_TOKEN in the env of its entry in the agent host's MCP configuration from the host's secret storage.`,
+        'See "hostctl help mcp" for each host; the token never goes in a file that is committed.',
+      );
     }
   }
 
@@ -263,95 +272,62 @@ export class Tools {
       const takes = (resource.relations ?? []).map((r) => r.flag);
       throw new UsageError(`${resource.name} cannot be filtered by ${flag}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
     }
-    const id = relation ? String(a[relation.flag]) : undefined;
+    const filter = relation ? { relation, id: String(a[relation.flag]) } : undefined;
     const target = relation ? findResource(relation.target) : undefined;
     const { checkIds } = await import('../commands/by-id.js');
-    if (target && id !== undefined) checkIds(target, [id]);
-    const filterKey = relation && id !== undefined ? `${relation.flag}=${id}` : null;
-    const cursor = typeof a.cursor === 'string' ? decodeCursor(a.cursor) : undefined;
-    if (cursor && (cursor.r !== resource.name || cursor.f !== filterKey)) {
-      throw new UsageError('This cursor belongs to another list (another resource or filter).', 'Pass the same resource and filter as the call that returned it.');
-    }
+    if (target && filter) checkIds(target, [filter.id]);
+    const filterKey = filter ? `${filter.relation.flag}=${filter.id}` : null;
+    const baseUrl = this.ctx.baseUrl();
+    const cursor = typeof a.cursor === 'string' ? await this.cursors.open(a.cursor, { resource: resource.name, filter: filterKey, baseUrl }) : undefined;
     const limit = typeof a.limit === 'number' ? a.limit : undefined;
-    // Without a route, a filter walks the collection and keeps the objects that reference the ID.
-    const walked = relation !== undefined && relation.route === undefined;
-    const onePage = limit === undefined && !walked;
+    const [core, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
+    // Without limit, one page of the API, where the API has one for the question; a walk
+    // that filters has no page of its own to stop at.
+    const onePage = limit === undefined && core.directPath(resource, filter) !== undefined;
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
     const http = await this.ctx.http();
-    const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource/relations.js'), this.shaper(a.fields)]);
-    const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
-    // A cursor's page is on this run's origin: the client refuses any other before sending.
-    http.resolveUrl(start);
-    let ids = new Set(id === undefined ? [] : [id]);
-    const through = relation?.through === undefined ? undefined : findResource(relation.through);
-    if (through) {
-      // deployments of an app: first the app's environments (a walk of them, on every call,
-      // continued or not), then the deployments that reference any of them.
-      const found = new Set<string>();
-      const { publicIdOf } = await import('../json/narrow.js');
-      for await (const page of walkPages(http, { path: through.path }, { all: true })) {
-        checkCancelled(call.signal);
-        for (const item of page) {
-          const ref = publicIdOf(item);
-          if (ref !== undefined && references(item, ids)) found.add(ref);
-        }
-      }
-      ids = found;
-      if (ids.size === 0) return { items: [], note: `No ${through.name} reference ${id ?? ''}, so no ${resource.name} do.` };
-    }
+    let pages = 0;
+    const opts = {
+      walking: () => ({
+        onPage: () => {
+          checkCancelled(call.signal);
+          pages++;
+        },
+      }),
+    };
+    const sources = cursor?.sources ?? (await core.sources(http, resource, filter, opts));
+    if (sources.length === 0) return { items: [], note: `No ${relation?.through ?? ''} reference ${filter?.id ?? ''}, so no ${resource.name} do.` };
     const items: unknown[] = [];
     let bytes = 0;
-    let pageUrl = '';
-    let nextUrl: string | undefined;
-    let more = false;
-    let next: Cursor | undefined;
+    let next: Position | undefined;
     let note: string | undefined;
-    let first = true;
-    let pages = 0;
-    walk: for await (const page of walkPages(http, { path: start }, {
-      all: true,
-      onResponse: (res) => {
-        pageUrl = res.url.href;
-        // The page after this one, where the server names it: a cursor there costs no
-        // request for a page already returned.
-        try {
-          nextUrl = pageOf(res.json(), res.headers, res.url, { strict: false }).next?.href;
-        } catch {
-          nextUrl = undefined;
-        }
-      },
-      onPage: (_n, _count, rest) => {
-        more = rest.next || rest.full;
-      },
-    })) {
-      checkCancelled(call.signal);
-      pages++;
+    walk: for await (const page of core.walkSources(http, sources, cursor?.at, opts)) {
       call.progress?.(items.length, want, `page ${pages}, ${items.length} so far`);
-      let i = first && cursor ? cursor.s : 0;
-      first = false;
-      for (; i < page.length; i++) {
-        const raw = page[i];
-        if (walked && !references(raw, ids)) continue;
+      for (const [i, raw] of page.kept) {
         const item = shape(raw);
         const size = Buffer.byteLength(this.stringify(item)) + 1;
         if (items.length >= want || (bytes + size > MAX_RESULT_BYTES && items.length > 0)) {
           if (items.length < want) note = `Stopped at ${items.length} objects: the result is capped at ${MAX_RESULT_BYTES} bytes; pass nextCursor for more, or fewer fields.`;
-          next = { r: resource.name, f: filterKey, u: pageUrl, s: i };
+          next = { source: page.source, url: page.url, skip: i };
           break walk;
         }
         items.push(item);
         bytes += size;
       }
-      // A cursor at the very end of a page skips all of it: the walk goes on to the next.
       if ((onePage && items.length > 0) || items.length >= want) {
-        if (nextUrl !== undefined) next = { r: resource.name, f: filterKey, u: nextUrl, s: 0 };
-        else if (more) next = { r: resource.name, f: filterKey, u: pageUrl, s: page.length };
+        // The page after this one, where the server names it: a cursor there costs no
+        // request for a page already returned. A cursor at the very end of a page skips
+        // all of it: the walk goes on to the next.
+        if (page.next !== undefined) next = { source: page.source, url: page.next, skip: 0 };
+        else if (page.more) next = { source: page.source, url: page.url, skip: page.length };
+        else if (page.source + 1 < sources.length) next = { source: page.source + 1, skip: 0 };
         break;
       }
     }
     if (next && !note) note = `There may be more ${resource.name}: pass nextCursor to continue (at most ${MAX_ITEMS} per call).`;
-    return { items, ...(next ? { nextCursor: encodeCursor(next) } : {}), ...(note ? { note } : {}) };
+    const nextCursor = next ? await this.cursors.seal({ resource: resource.name, filter: filterKey, baseUrl: baseUrl.href, sources, at: next }) : undefined;
+    return { items, ...(nextCursor ? { nextCursor } : {}), ...(note ? { note } : {}) };
   }
 
   private async getObjects(a: Record<string, unknown>): Promise<Record<string, unknown>> {

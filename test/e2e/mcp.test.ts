@@ -10,7 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
-import { closedPort, startAlt } from '../support/servers.js';
+import { closedPort, platformOf, startAlt } from '../support/servers.js';
 import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
 import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
 
@@ -289,7 +289,162 @@ describe('hostctl mcp under the SDK client', () => {
   });
 });
 
+describe('one question, one walk: list_objects and the list command send the same requests', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of one app cost what "deployments list --app" costs, on the ${which}`, async () => {
+      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
+      cleanups.push(() => server.stop());
+      // An app with a few environments: the API's route for each, never the whole collection.
+      const byApp = new Map<string, number>();
+      for (const e of await server.all('environments')) {
+        const app = String(e.app ?? e.appId);
+        byApp.set(app, (byApp.get(app) ?? 0) + 1);
+      }
+      const app = [...byApp].find(([, n]) => n >= 2 && n <= 3)?.[0];
+      expect(app).toBeDefined();
+      const env = world(server.baseUrl, server.token);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', String(app), '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      const s = await connect(env);
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(got.isError).toBe(false);
+      const byTool = await sent();
+
+      expect(byTool).toEqual(byCommand);
+      expect(byTool.filter((r) => /\/deployments\?/.test(r) && !/\/environments\//.test(r))).toEqual([]);
+      expect((got.json.items as { publicId: string }[]).map((d) => d.publicId)).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+    });
+  }
+});
+
+describe('one question, one walk, past the route shortcut', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of an app with more environments than the shortcut asks one by one cost what the command costs, on the ${which}`, async () => {
+      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
+      cleanups.push(() => server.stop());
+      // Both servers' field names, so that each finds the references its own way.
+      const app = 'ap-walkmany01';
+      const envs = Array.from({ length: 5 }, (_, i) => `en-walkmany0${i}`);
+      await server.plant('apps', [{ publicId: app, name: 'walk-many', status: 'live' }]);
+      await server.plant('environments', envs.map((e) => ({ publicId: e, name: e, app, appId: app })));
+      await server.plant('deployments', envs.flatMap((e, i) => [0, 1].map((j) => ({ publicId: `de-walkmany${i}${j}`, environment: e, environmentId: e, status: 'succeeded' }))));
+      const env = world(server.baseUrl, server.token);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      const s = await connect(env);
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(byCommand.length).toBeGreaterThan(1);
+      expect(await sent()).toEqual(byCommand);
+      const ids = (got.json.items as { publicId: string }[]).map((d) => d.publicId);
+      expect(ids).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+      expect(ids).toHaveLength(10);
+    });
+  }
+});
+
+describe('list_objects cursors cannot be forged', () => {
+  it('a cursor hostctl did not make, made for another list, or tampered with, is a usage error and sends nothing', async () => {
+    const alt = await startAlt({ limit: 100_000, pageSize: 5 });
+    cleanups.push(() => alt.stop());
+    const origin = new URL(alt.baseUrl).origin;
+    const s = await connect(world(alt.baseUrl, alt.token));
+    const apps = await call(s, 'list_objects', { resource: 'apps', limit: 2 });
+    const valid = String(apps.json.nextCursor);
+    expect(valid).not.toBe('undefined');
+    const [body, tag] = valid.split('.');
+    const payload = JSON.parse(Buffer.from(String(body), 'base64url').toString('utf8')) as { at: { url?: string } };
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    const forged = [
+      b64('/_sandbox/requests'),
+      b64({ r: 'apps', f: null, u: `${origin}/_sandbox/requests`, s: 0 }),
+      b64({ r: 'apps', f: null, u: `${origin}/v1/../_sandbox/tokens`, s: 0 }),
+      // The seal of a real cursor over another position.
+      `${b64({ ...payload, at: { source: 0, url: `${origin}/_sandbox/requests`, skip: 0 } })}.${tag}`,
+      `${b64({ ...payload, at: { ...payload.at, url: `${origin}/v1/../_sandbox/tokens` } })}.${tag}`,
+      `${body}.${b64('not the seal')}`,
+      valid.slice(0, -2),
+    ];
+    await alt.clearRequests();
+    for (const cursor of forged) {
+      const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor }));
+      expect(error.code, cursor).toBe('usage');
+      expect(String(error.hint)).not.toBe('');
+    }
+    // A real cursor, for another resource or another filter.
+    expect(errorOf(await call(s, 'list_objects', { resource: 'environments', cursor: valid })).code).toBe('usage');
+    expect(errorOf(await call(s, 'list_objects', { resource: 'environments', app: 'ap-1a2b3c4d5e', cursor: valid })).code).toBe('usage');
+    expect(await alt.requests()).toEqual([]);
+    // The real one still works, on this server's base URL only.
+    expect((await call(s, 'list_objects', { resource: 'apps', limit: 2, cursor: valid })).isError).toBe(false);
+    expect(await s.end()).not.toContain(alt.token);
+  });
+
+  it("another server process's cursor is not this one's", async () => {
+    const alt = await startAlt({ limit: 100_000, pageSize: 5 });
+    cleanups.push(() => alt.stop());
+    const env = world(alt.baseUrl, alt.token);
+    const first = await connect(env);
+    const cursor = (await call(first, 'list_objects', { resource: 'apps', limit: 2 })).json.nextCursor;
+    await first.end();
+    const second = await connect(env);
+    await alt.clearRequests();
+    expect(errorOf(await call(second, 'list_objects', { resource: 'apps', cursor })).code).toBe('usage');
+    expect(await alt.requests()).toEqual([]);
+  });
+});
+
 describe('hostctl mcp when things go wrong', () => {
+  /** Arguments each tool takes without complaint, so that only the configuration can fail. */
+  const EVERY_TOOL: [string, Record<string, unknown>][] = [
+    ['list_objects', { resource: 'apps' }],
+    ['get_objects', { resource: 'apps', ids: ['ap-1a2b3c4d5e'] }],
+    ['wait_for', { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: ['status=running'] }],
+    ['list_operations', {}],
+    ['call_operation', { path: '/apps' }],
+    ['rate_limit', {}],
+    ['auth_status', {}],
+  ];
+
+  it('with no base URL it starts, lists its tools, and every call says how to set one', async () => {
+    const env: Record<string, string | undefined> = world('unused', 'mcp-test-token-0123456789abcdef');
+    delete env.HOSTCTL_BASE_URL;
+    const s = await connect(env as Record<string, string>);
+    expect((await s.client.listTools()).tools.map((t) => t.name).sort()).toEqual(EVERY_TOOL.map(([name]) => name).sort());
+    for (const [name, args] of EVERY_TOOL) {
+      const error = errorOf(await call(s, name, args));
+      expect(error.code, name).toBe('usage');
+      expect(String(error.message), name).toMatch(/^hostctl mcp has no base URL: set HOSTCTL_BASE_URL in the env of its entry in the agent host's MCP configuration [^\n]*\.$/);
+      expect(String(error.hint), name).not.toBe('');
+    }
+    expect(s.stderr()).toMatch(/^hostctl: warning: No base URL is set/m);
+  });
+
+  it('with no token it starts, lists its tools, and every call says how to give it one, sending nothing', async () => {
+    const alt = await startAlt({ limit: 100_000 });
+    cleanups.push(() => alt.stop());
+    const env: Record<string, string | undefined> = world(alt.baseUrl, 'unused');
+    delete env.HOSTCTL_TOKEN;
+    const s = await connect(env as Record<string, string>);
+    expect((await s.client.listTools()).tools).toHaveLength(EVERY_TOOL.length);
+    for (const [name, args] of EVERY_TOOL) {
+      const error = errorOf(await call(s, name, args));
+      expect(error.code, name).toBe('auth');
+      expect(String(error.message), name).toMatch(/^hostctl mcp has no token \(.*\): run "hostctl auth login" once .* or set HOSTCTL_TOKEN in the env of its entry in the agent host's MCP configuration [^\n]*\.$/);
+      expect(String(error.hint), name).not.toBe('');
+    }
+    expect(await alt.requests()).toEqual([]);
+  });
+
   it('a rejected token is an auth tool error, and the next call sends nothing', async () => {
     const sandbox = await startSandboxHere();
     cleanups.push(() => sandbox.stop());
@@ -445,5 +600,124 @@ describe('hostctl mcp on the wire, with no SDK', () => {
     expect(stdout + stderr).not.toContain(sandbox.token);
     // Nothing but protocol on stdout: every line is a JSON-RPC message.
     for (const line of stdout.trimEnd().split('\n')) expect(JSON.parse(line)).toHaveProperty('jsonrpc', '2.0');
+  });
+});
+
+/**
+ * `hostctl mcp` with raw lines on its stdin, initialized. `ask` writes a line and resolves
+ * with the first answer that `match` accepts (by default, the one whose id is `id`).
+ */
+async function rawServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  cleanups.push(async () => {
+    child.stdin.end();
+    await exited;
+  });
+  let stdout = '';
+  const lines: string[] = [];
+  const waiting: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    const all = stdout.split('\n');
+    for (const line of all.slice(lines.length, -1)) {
+      lines.push(line);
+      const w = waiting.findIndex((x) => x.match(line));
+      if (w !== -1) waiting.splice(w, 1)[0]?.resolve(line);
+    }
+  });
+  const ask = (line: string, match: (line: string) => boolean) =>
+    new Promise<string>((resolve) => {
+      waiting.push({ match, resolve });
+      child.stdin.write(`${line}\n`);
+    });
+  const byId = (id: number) => (line: string) => (JSON.parse(line) as { id?: unknown }).id === id;
+  const request = async (id: number, method: string, params?: unknown) => JSON.parse(await ask(JSON.stringify({ jsonrpc: '2.0', id, method, params }), byId(id))) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  await request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return { ask, request, lines, byId, write: (text: string) => child.stdin.write(text) };
+}
+
+describe('hostctl mcp on the wire: what each answer holds', () => {
+  const env = () => world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef');
+
+  it('answers a request whose id is past 2^53 with that id exactly as sent', async () => {
+    const s = await rawServer(env());
+    for (const id of ['12345678901234567891', '-98765432109876543210', '9007199254740993']) {
+      // One request at a time: the next line is its answer, whatever id it carries.
+      const answer = await s.ask(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, () => true);
+      expect(answer).toMatch(new RegExp(`"id":${id}[,}]`));
+      expect(answer).toContain('"tools":[');
+    }
+    const called = await s.ask('{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"list_objects","arguments":{"resource":"volumes"}}}', () => true);
+    expect(called).toMatch(/"id":18446744073709551617[,}]/);
+    expect(called).toContain('"isError":true');
+  });
+
+  it('cancels a request whose id is past 2^53 by that id', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1 } });
+    const app = ((listed.result?.structuredContent as { items: { publicId: string }[] }).items[0])?.publicId;
+    const wait = (deadline: string) => ({ name: 'wait_for', arguments: { resource: 'apps', ids: [app], for: ['status=never'], deadline } });
+    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('2s'))}}\n`);
+    s.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}\n');
+    // A later call with a later deadline: had the first gone on, its answer would come first.
+    const later = await s.request(2, 'tools/call', wait('3s'));
+    expect(String((later.result?.content as { text: string }[])[0]?.text)).toContain('"deadline"');
+    expect(s.lines.filter((line) => line.includes('1234567890123456'))).toEqual([]);
+  });
+
+  it('answers arguments that are not an object with one sentence, as invalid params', async () => {
+    const s = await rawServer(env());
+    let id = 1;
+    for (const args of ['apps', ['apps'], 7, true]) {
+      const { error } = await s.request(id++, 'tools/call', { name: 'list_objects', arguments: args });
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toMatch(/^Invalid params: [^\n]*arguments[^\n]* must be an object[^\n]*\.$/);
+    }
+    const { error } = await s.request(id++, 'tools/call', { name: 7 });
+    expect(error?.message).toMatch(/^Invalid params: [^\n]*"params.name" must be a string\.$/);
+  });
+
+  it('answers a line longer than the limit once, and the next message as usual', async () => {
+    const s = await rawServer(env());
+    const before = s.lines.length;
+    s.write(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"${'z'.repeat(5 * 1024 * 1024)}"}}\n`);
+    expect((await s.request(8, 'tools/list')).result).toHaveProperty('tools');
+    const errors = s.lines.slice(before).filter((line) => line.includes('"error"'));
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0]!)).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it('never echoes a 20,000-character input whole, in an error of any kind', async () => {
+    const sandbox = await startSandboxHere();
+    cleanups.push(() => sandbox.stop());
+    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+    const long = (c: string) => c.repeat(20_000);
+    const calls: [string, unknown][] = [
+      ['tools/call', { name: 'call_operation', arguments: { path: `/${long('a')}` } }],
+      ['tools/call', { name: 'call_operation', arguments: { path: '/apps', params: { [long('p')]: long('v') } } }],
+      ['tools/call', { name: 'call_operation', arguments: { operationId: long('o') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: long('r') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'apps', cursor: long('c') } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'environments', app: `ap-${long('x')}` } }],
+      ['tools/call', { name: 'list_objects', arguments: { resource: 'apps', [long('k')]: 1 } }],
+      ['tools/call', { name: 'get_objects', arguments: { resource: 'apps', ids: [long('i')] } }],
+      ['tools/call', { name: 'get_objects', arguments: { resource: 'teams', ids: [long('t')] } }],
+      ['tools/call', { name: 'wait_for', arguments: { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: [long('f')] } }],
+      ['tools/call', { name: 'wait_for', arguments: { resource: 'apps', ids: ['ap-1a2b3c4d5e'], for: ['status=x'], deadline: long('d') } }],
+      ['tools/call', { name: long('n'), arguments: {} }],
+      [long('m'), {}],
+    ];
+    let id = 1;
+    for (const [method, params] of calls) {
+      const answer = await s.request(id++, method, params);
+      const text = (answer.result?.content as { text: string }[] | undefined)?.[0]?.text;
+      const failed = text === undefined ? undefined : (JSON.parse(text) as { error?: Record<string, unknown> }).error;
+      const said = answer.error ? [answer.error.message] : Object.values(failed ?? {}).map(String);
+      for (const text of said) expect(text.length, `${method.slice(0, 20)} ${JSON.stringify(params).slice(0, 80)}: ${text.slice(0, 300)}`).toBeLessThan(600);
+    }
   });
 });

@@ -69,8 +69,8 @@ beforeAll(() => {
 afterAll(() => scratch?.cleanup());
 
 describe('the packed tarball', () => {
-  it('holds the built program, the completions and the man pages, and nothing else', () => {
-    const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/[^/]+|dist\/[^/]+\.cjs(\.cache)?|dist\/start\.json|dist\/chunks\/[^/]+\.(cjs|wasm)|completions\/[^/]+|man\/.+)$/;
+  it('holds the built program, the completions, the man pages and the guides the help points to, and nothing else', () => {
+    const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/[^/]+|dist\/[^/]+\.cjs(\.cache)?|dist\/start\.json|dist\/chunks\/[^/]+\.(cjs|wasm)|completions\/[^/]+|man\/.+|docs\/(authentication|commands|economy|fleet|install|mcp|sandbox)\.md)$/;
     expect(tarballFiles.filter((f) => !allowed.test(f))).toEqual([]);
     expect(tarballFiles).toEqual(expect.arrayContaining(['bin/hostctl.js', 'dist/hostctl.cjs', 'dist/hostctl.cjs.cache', 'dist/complete.cjs', 'dist/complete.cjs.cache', 'dist/start.json']));
     expect(tarballFiles.filter((f) => /\.(map|ts)$/.test(f) || f.startsWith('dist/hostctl-'))).toEqual([]);

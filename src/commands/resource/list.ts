@@ -15,7 +15,8 @@ import type { Printer } from '../../output/printer.js';
 import { FilterCost } from './filter-cost.js';
 import { partialNote } from './partial-note.js';
 import { printerFor } from './printer.js';
-import { chosenRelation, filterWalk, type RelationFilter } from './relations.js';
+import { chosenRelation, filterWalk } from './relations.js';
+import { directPath, type RelationFilter } from '../../core/relations.js';
 import { Seen } from './seen.js';
 import { WATCH, WATCH_INTERVAL } from './watch-flags.js';
 
@@ -76,15 +77,15 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
   const limit = positiveInt(opts.limit, '--limit');
   const page = positiveInt(opts.page, '--page');
   const filter = chosenRelation(ctx, resource, opts);
-  const walked = filter !== undefined && filter.relation.route === undefined;
-  if (walked && page !== undefined) {
+  const direct = directPath(resource, filter);
+  const walked = direct === undefined;
+  if (filter && walked && page !== undefined) {
     throw new UsageError(`--page does not combine with --${filter.relation.flag}: the filter walks the whole collection.`, 'Use --limit N to stop early.');
   }
   ctx.outputFormat(); // -o and --json agree, or a usage error before any request
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, 'list');
-  const path = filter ? (filter.relation.route ?? '').replace('{id}', encodeURIComponent(filter.id)) : resource.path;
-  const plan: ListPlan = { limit, page, all: opts.all === true, filter, walked, path };
+  const plan: ListPlan = { limit, page, all: opts.all === true, filter, walked, path: direct ?? resource.path };
   if (opts.watch) return watchList(ctx, http, resource, plan, opts.interval);
   return printList(ctx, http, resource, printer, plan);
 }

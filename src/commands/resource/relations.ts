@@ -1,42 +1,16 @@
 // The relation filters of `list` (`environments list --app ap-…`): which one was given,
-// and, where the API has no route for it, the walk that finds the objects referencing
-// the ID.
+// and the walk that answers it (src/core/relations.ts, shared with the MCP tool) with
+// what a command shows of it: the spinner, the budget's forecast, -R's cost.
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Relation, type Resource } from '../../resources.js';
 import { checkIds } from '../by-id.js';
-import { isRecord, publicIdOf } from '../../json/narrow.js';
-import type { ApiRequest, HttpClient } from '../../http/client.js';
+import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
 import type { FilterCost } from './filter-cost.js';
 import type { Seen } from './seen.js';
-
-/**
- * `--app` through environments: at most this many environments are asked one by one by
- * the API's own route (one request each); more, and one walk of the whole collection is
- * likely cheaper.
- */
-const MAX_ROUTE_CALLS = 3;
-
-/**
- * Whether `item` references one of `ids` by value: a field equal to it, or a nested object
- * whose publicId is it (in arrays too), whatever the field is called. Its own publicId
- * does not count.
- */
-export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): boolean {
-  if (typeof item === 'string') return depth > 0 && ids.has(item);
-  if (Array.isArray(item)) return depth < 4 && item.some((el: unknown) => references(el, ids, depth + 1));
-  if (!isRecord(item) || depth >= 4) return false;
-  for (const [key, value] of Object.entries(item)) {
-    if (key === 'publicId') {
-      if (depth > 0 && typeof value === 'string' && ids.has(value)) return true;
-      continue;
-    }
-    if (references(value, ids, depth + 1)) return true;
-  }
-  return false;
-}
+import type { RelationFilter } from '../../core/relations.js';
 
 /**
  * A filter given the name of an object hostctl has seen instead of its ID
@@ -58,11 +32,6 @@ function refuseKnownName(ctx: Context, relation: Relation, target: Resource, val
   );
 }
 
-/** A relation filter as given: `--app ap-1`. */
-export interface RelationFilter {
-  relation: Relation;
-  id: string;
-}
 
 /** The relation filter given, if any, of list's options; two at once is a usage error. */
 export function chosenRelation(ctx: Context, resource: Resource, opts: Readonly<Record<string, string | boolean | undefined>>): RelationFilter | undefined {
@@ -98,9 +67,7 @@ export interface FilterRun {
  * them, by the API's route for that step where it has one and it is cheaper.
  */
 export async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: RelationFilter, run: FilterRun): Promise<void> {
-  const [{ walkPages }, { waitForSlots }] = await Promise.all([import('../../http/paging.js'), import('../../http/budget.js')]);
-  let ids = new Set([filter.id]);
-  const through = filter.relation.through ? findResource(filter.relation.through) : undefined;
+  const [{ sources, walkSources }, { waitForSlots }] = await Promise.all([import('../../core/relations.js'), import('../../http/budget.js')]);
   const base = ctx.baseUrl();
   const known = (name: string) => ctx.state().knownIds(base, name).length;
   let foreseen = false;
@@ -123,47 +90,20 @@ export async function filterWalk(ctx: Context, http: HttpClient, resource: Resou
       `Filter --${filter.relation.flag} ${filter.id}: about ${more} more ${more === 1 ? 'request' : 'requests'} to walk ${[what, ...later].join(' and ')}; the budget has ${left} left, so this will wait about ${Math.ceil(ms / 1000)}s.`,
     );
   };
-  const walk = async function* (what: string, req: ApiRequest, later: readonly string[] = []): AsyncGenerator<unknown[]> {
-    const pages = run.cost.count(what);
-    yield* walkPages(http, { ...req, fresh: run.fresh }, {
-      all: true,
-      onResponse: pages,
-      onPage: (n, total, rest) => {
+  const opts = {
+    fresh: run.fresh,
+    walking: (what: string, later: readonly string[]) => ({
+      onResponse: run.cost.count(what),
+      onPage: (n: number, total: number, rest: PageRest) => {
         if (n === 1) foresee(what, total, rest, later);
         run.spinnerText(`Looking through ${what}… page ${n}, ${total} so far`);
       },
-    });
+    }),
+    through: (name: string, items: readonly unknown[]) => run.seen.add(name, items),
   };
-
-  if (through) {
-    const found = new Set<string>();
-    for await (const items of walk(through.name, { path: through.path }, [resource.name])) {
-      run.seen.add(through.name, items);
-      for (const item of items) {
-        const id = publicIdOf(item);
-        if (id !== undefined && references(item, ids)) found.add(id);
-      }
-    }
-    ids = found;
-    if (ids.size === 0) return;
-    const route = resource.relations?.find((r) => r.target === through.name && r.route)?.route;
-    if (route && ids.size <= MAX_ROUTE_CALLS) {
-      let count = 0;
-      for (const id of ids) {
-        for await (const items of walk(`${through.name}/${id}/${resource.name}`, { path: route.replace('{id}', encodeURIComponent(id)) })) {
-          const kept = run.limit === undefined ? items : items.slice(0, run.limit - count);
-          count += kept.length;
-          await run.print(kept);
-          if (run.limit !== undefined && count >= run.limit) return;
-        }
-      }
-      return;
-    }
-  }
-
   let count = 0;
-  for await (const items of walk(resource.name, { path: resource.path })) {
-    let kept = items.filter((item) => references(item, ids));
+  for await (const page of walkSources(http, await sources(http, resource, filter, opts), undefined, opts)) {
+    let kept = page.kept.map(([, item]) => item);
     if (run.limit !== undefined) kept = kept.slice(0, run.limit - count);
     count += kept.length;
     if (kept.length > 0) await run.print(kept);
