@@ -363,6 +363,7 @@ describe('the budget layer', () => {
     let n = 0;
     return {
       calls,
+      caller: () => 'caller',
       tryReserve: (force = false) => {
         calls.push(`reserve${force ? '!' : ''}`);
         const w = waits[n++];

@@ -1,0 +1,67 @@
+// One `hostctl mcp` process, many concurrent calls, one budget: every call is a reservation
+// of its own, so that a burst never sends more than the server's limit allows, whether the
+// budget has seen the server's window yet or not, kept in the file or in a fleet's Redis.
+// The MCP SDK's client over the built CLI as a child process, against a sandbox with a
+// small limit and a short window.
+
+import { describe, expect } from 'vitest';
+import { e2eTest, type Env } from '../support/fixtures.js';
+import { sandboxAdmin } from '../support/cli.js';
+import { connectMcp, type McpSession } from '../support/mcp.js';
+import { redisUnavailable, startRedis } from '../support/redis.js';
+
+const LIMIT = 5;
+
+const noRedis = redisUnavailable();
+if (noRedis) console.warn(`skipping the Redis store's burst: ${noRedis}`);
+
+/** A `hostctl mcp` of the test's own, the sandbox it talks to, and an app of the sandbox's data. */
+interface World {
+  session: McpSession;
+  admin: ReturnType<typeof sandboxAdmin>;
+  app: string;
+}
+
+const test = e2eTest().extend('mcp', async ({ homeEnv, sandboxes }, { onCleanup }) => {
+  const sessions: McpSession[] = [];
+  onCleanup(async () => {
+    for (const s of sessions) await s.close();
+  });
+  /**
+   * `hostctl [args] mcp` in the test's home (a fresh config dir: a new CI runner), at a
+   * sandbox of its own with a small limit and a short window.
+   */
+  return async (o: { env?: Env; args?: string[]; windowSeconds?: number } = {}): Promise<World> => {
+    const sandbox = await sandboxes(['--rate-limit', String(LIMIT), '--window', String(o.windowSeconds ?? 1)]);
+    const session = await connectMcp({ ...homeEnv, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, ...o.env }, o.args);
+    sessions.push(session);
+    // Read through the sandbox's admin endpoint: no token, no budget.
+    const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
+    return { session, admin: sandboxAdmin(sandbox), app: apps[0]!.publicId };
+  };
+});
+
+function getObjects(s: McpSession, id: string) {
+  return s.client.callTool({ name: 'get_objects', arguments: { resource: 'apps', ids: [id], fields: ['publicId'] } }, undefined, { timeout: 60_000 });
+}
+
+/** `calls` concurrent get_objects calls, sent at once: every one answered with the app, and not one request refused. */
+async function burst({ session, admin, app }: World, calls: number): Promise<void> {
+  const results = await Promise.all(Array.from({ length: calls }, () => getObjects(session, app)));
+  const answered = results.filter((r) => !r.isError && JSON.stringify(r.structuredContent) === JSON.stringify({ items: [{ publicId: app }], notFound: [] }));
+  const log = await admin.requests();
+  const errors = results.filter((r) => r.isError).map((r) => (r.content as { text: string }[])[0]?.text);
+  expect({ answered: answered.length, refused: log.filter((r) => r.status === 429).length, sent: log.length, errors: errors.slice(0, 2) }).toEqual({ answered: calls, refused: 0, sent: calls, errors: [] });
+}
+
+describe('a burst of concurrent calls to one hostctl mcp', () => {
+  test('25 calls on a cold budget are all answered, and the server refuses none', async ({ mcp }) => {
+    await burst(await mcp(), 25);
+  });
+
+  test.skipIf(noRedis !== undefined)("25 calls on a cold budget kept in a fleet's Redis are all answered, and the server refuses none", async ({ mcp, onTestFinished }) => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    await burst(await mcp({ env: { HOSTCTL_REDIS_URL: redis.url } }), 25);
+  });
+});
