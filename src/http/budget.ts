@@ -18,7 +18,7 @@ import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
-import type { Answer, Layer } from './layers.js';
+import { cancelled, type Answer, type Layer } from './layers.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -871,7 +871,7 @@ export interface BudgetLayerOptions {
   file: Pick<Budget, 'caller' | 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
   /** The base URL's origin: only requests that carry the token spend its budget. */
   origin: string;
-  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
+  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait, the call cancelled: ratelimit.ts). */
   pace(ms: number): Promise<void>;
   /** Waits `ms` while an interactive command takes the next slot: short, so without a note. */
   defer?(ms: number): Promise<void>;
@@ -884,7 +884,8 @@ export interface BudgetLayerOptions {
  * The budget layer: reserves a slot in the token's shared window before each request
  * that carries the token, waits while there is none, and corrects the window with the
  * answer's headers (a 429: blocks every process until its Retry-After). Each exchange is
- * a caller of its own, whatever runs beside it in the process.
+ * a caller of its own, whatever runs beside it in the process; one whose signal aborts
+ * while it waits reserves nothing more, and gives up its claim.
  */
 export function budgetLayer(o: BudgetLayerOptions): Layer {
   return (next) => async (x) => {
@@ -896,6 +897,7 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
     let probe = false;
     try {
       for (;;) {
+        if (x.signal?.aborted) throw cancelled();
         const r = await o.file.tryReserve(x.unpaced === true, who);
         if ('sentAt' in r) {
           sentAt = r.sentAt;

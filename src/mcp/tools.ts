@@ -232,7 +232,7 @@ export class Tools {
       case 'list_objects':
         return this.listObjects(a, call);
       case 'get_objects':
-        return this.getObjects(a);
+        return this.getObjects(a, call);
       case 'wait_for':
         return this.waitFor(a, call);
       case 'rate_limit':
@@ -240,7 +240,7 @@ export class Tools {
       case 'list_operations':
         return this.listOperations();
       case 'call_operation':
-        return this.callOperation(a);
+        return this.callOperation(a, call);
       default:
         return this.authStatus();
     }
@@ -278,7 +278,7 @@ export class Tools {
     const onePage = limit === undefined && !walked;
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const [{ walkPages, pageOf }, { references }, shape] = await Promise.all([import('../http/paging.js'), import('../commands/resource/relations.js'), this.shaper(a.fields)]);
     const start = cursor?.u ?? (relation?.route && id !== undefined ? relation.route.replace('{id}', encodeURIComponent(id)) : resource.path);
     // A cursor's page is on this run's origin: the client refuses any other before sending.
@@ -354,12 +354,12 @@ export class Tools {
     return { items, ...(next ? { nextCursor: encodeCursor(next) } : {}), ...(note ? { note } : {}) };
   }
 
-  private async getObjects(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async getObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
     const { checkIds, fetchByIds } = await import('../commands/by-id.js');
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const found = await fetchByIds(http, resource, ids);
     const shape = await this.shaper(a.fields);
     const items: unknown[] = [];
@@ -393,7 +393,7 @@ export class Tools {
     const conditions = (a.for as string[]).map(parseCondition);
     const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : DEFAULT_DEADLINE_MS;
     if (deadlineMs > MAX_DEADLINE_MS) throw new UsageError(`wait_for's deadline is at most 30m, not ${String(a.deadline)}.`, 'Call wait_for again after it returns to wait longer.');
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const { pollInterval } = await import('../http/budget.js');
     const { clock } = this.ctx;
     // A sleep the client's cancellation cuts short; the loop then stops before sending.
@@ -443,7 +443,7 @@ export class Tools {
     return { operations };
   }
 
-  private async callOperation(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async callOperation(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const hasId = typeof a.operationId === 'string';
     if (hasId === (typeof a.path === 'string')) throw new UsageError('call_operation takes either operationId or path.', 'Pass one of them: {"operationId": "…"} or {"path": "/apps"}.');
     const params = new Map(Object.entries((a.params ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, String(v)]));
@@ -469,7 +469,7 @@ export class Tools {
     } else if (!path.startsWith('/')) {
       throw new UsageError(`A path starts with a slash, not "${path.slice(0, 40)}".`, 'For example: {"path": "/apps"}.');
     }
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const res = await http.request({ method, path, query: [...params] });
     if (method === 'HEAD' || res.text === '') return { status: res.status };
     const { stripJsonLd } = await import('../output/json.js');

@@ -1,8 +1,9 @@
 // One `hostctl mcp` process, many concurrent calls, one budget: every call is a reservation
 // of its own, so that a burst never sends more than the server's limit allows, whether the
-// budget has seen the server's window yet or not, kept in the file or in a fleet's Redis.
-// The MCP SDK's client over the built CLI as a child process, against a sandbox with a
-// small limit and a short window.
+// budget has seen the server's window yet or not, kept in the file or in a fleet's Redis;
+// each waits within its own --max-wait; and a call cancelled while it waits for a slot
+// sends nothing. The MCP SDK's client over the built CLI as a child process, against a
+// sandbox with a small limit and a short window.
 
 import { describe, expect } from 'vitest';
 import { e2eTest, type Env } from '../support/fixtures.js';
@@ -41,8 +42,8 @@ const test = e2eTest().extend('mcp', async ({ homeEnv, sandboxes }, { onCleanup 
   };
 });
 
-function getObjects(s: McpSession, id: string) {
-  return s.client.callTool({ name: 'get_objects', arguments: { resource: 'apps', ids: [id], fields: ['publicId'] } }, undefined, { timeout: 60_000 });
+function getObjects(s: McpSession, id: string, options: { signal?: AbortSignal } = {}) {
+  return s.client.callTool({ name: 'get_objects', arguments: { resource: 'apps', ids: [id], fields: ['publicId'] } }, undefined, { timeout: 60_000, ...options });
 }
 
 /** `calls` concurrent get_objects calls, sent at once: every one answered with the app, and not one request refused. */
@@ -63,5 +64,57 @@ describe('a burst of concurrent calls to one hostctl mcp', () => {
     const redis = await startRedis();
     onTestFinished(() => redis.stop());
     await burst(await mcp({ env: { HOSTCTL_REDIS_URL: redis.url } }), 25);
+  });
+
+  test('each call waits within its own --max-wait, not a share of one the whole server spends', async ({ mcp }) => {
+    // 15 calls on a limit of 5 a second: none waits much more than two windows, all of them
+    // together wait about 15 s.
+    await burst(await mcp({ args: ['--max-wait', '4'] }), 15);
+  });
+});
+
+describe('a call cancelled while it waits for the budget', () => {
+  test('sends nothing once its slot frees, and leaves the slot to the calls after it', async ({ mcp }) => {
+    const windowSeconds = 2;
+    const { session, admin, app } = await mcp({ windowSeconds });
+    await Promise.all(Array.from({ length: LIMIT }, () => getObjects(session, app)));
+    const mark = session.stderr().length;
+    const cancels = Array.from({ length: 3 }, () => new AbortController());
+    const cancelled = cancels.map((c) => getObjects(session, app, { signal: c.signal }));
+    for (const p of cancelled) p.catch(() => undefined);
+    const waiting = () => session.stderr().slice(mark).match(/waiting \d+s before sending/g)?.length ?? 0;
+    while (waiting() < cancels.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const c of cancels) c.abort();
+    for (const p of cancelled) await expect(p).rejects.toThrow();
+    // The next call gets a slot when the window frees, as the cancelled ones would have;
+    // a window later, any of theirs would have reached the server too.
+    const next = await getObjects(session, app);
+    expect(next.isError).toBeFalsy();
+    await new Promise((resolve) => setTimeout(resolve, windowSeconds * 1000 + 1000));
+    const log = await admin.requests();
+    expect({ sent: log.length, refused: log.filter((r) => r.status === 429).length }).toEqual({ sent: LIMIT + 1, refused: 0 });
+  });
+
+  test('one cancelled while its request is in flight aborts that request, and the server goes on', async ({ hostile, homeEnv, onTestFinished }) => {
+    let hungUp!: () => void;
+    const closed = new Promise<void>((resolve) => (hungUp = resolve));
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+    // Holds every answer: only the client can end the exchange.
+    const server = await hostile((_req, res) => {
+      res.on('close', hungUp);
+      arrived();
+    });
+    // A --timeout past the test's own: only the cancel can end the request in time.
+    const session = await connectMcp({ ...homeEnv, HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: 'mcp-burst-token-0123456789abcdef' }, ['--timeout', '300']);
+    onTestFinished(() => session.close());
+    const call = new AbortController();
+    const cancelled = getObjects(session, 'ap-0123456789', { signal: call.signal });
+    cancelled.catch(() => undefined);
+    await inFlight;
+    call.abort();
+    await closed;
+    await expect(cancelled).rejects.toThrow();
+    expect((await session.client.callTool({ name: 'auth_status', arguments: {} })).isError).toBeFalsy();
   });
 });

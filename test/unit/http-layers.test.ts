@@ -2,7 +2,7 @@
 // it and answers from a script: no server, no clock but an injected one.
 
 import { describe, expect, it } from 'vitest';
-import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
+import { ApiError, AuthError, InterruptedError, NotFoundError, RateLimitError } from '../../src/errors.js';
 import { compose, type Exchange } from '../../src/http/layers.js';
 import { answer, drive, rejection } from './http-support.js';
 import { statusErrors } from '../../src/http/status.js';
@@ -377,6 +377,19 @@ describe('the budget layer', () => {
       unprobe: () => void calls.push('unprobe'),
     };
   }
+
+  it('an exchange cancelled while it waits for a slot reserves nothing more, gives up its claim, and is not sent', async () => {
+    const f = file([40, 40]);
+    const caller = new AbortController();
+    const { send, seen } = drive(
+      budgetLayer({ file: f, origin: ORIGIN, pace: async () => caller.abort(), now: () => 0 }),
+      [answer(200)],
+    );
+    const err = await rejection(send(get('/v1/apps', { signal: caller.signal })));
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(seen).toHaveLength(0);
+    expect(f.calls).toEqual(['reserve', 'withdraw']);
+  });
 
   it('waits until a slot is reserved, then sends and corrects the budget with the answer', async () => {
     const f = file([40, 2]);
