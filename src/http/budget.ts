@@ -436,6 +436,17 @@ export function unprobe(d: BudgetData, id: string): BudgetData {
 }
 
 /**
+ * A reservation of `who` at `sentAt` whose request never went out (its call was cancelled
+ * while the slot was being reserved): the slot is free again, and a probe's hold lifted.
+ * Only a reservation no answer has touched is one never sent.
+ */
+export function unreserve(d: BudgetData, sentAt: number, who: string): BudgetData {
+  const i = d.sends.findIndex(([reservedAt, countedBy]) => reservedAt === sentAt && countedBy === sentAt);
+  const rest = unprobe(d, who);
+  return i === -1 ? rest : { ...rest, sends: [...d.sends.slice(0, i), ...d.sends.slice(i + 1)] };
+}
+
+/**
  * Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count
  * failures). `own`: the lease this process holds, if the request was one of its slots.
  */
@@ -807,6 +818,11 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
   }
 
+  /** A reservation given back unsent: its call was cancelled while the slot was being reserved. */
+  release(sentAt: number, who: string = this.id): Out<S, void> {
+    return this.update((d) => ({ data: unreserve(d, sentAt, who), result: undefined }), undefined);
+  }
+
   /** A probe that got no answer to learn from: the others need not wait for it. */
   unprobe(who: string = this.id): Out<S, void> {
     return this.update((d) => ({ data: d.probe?.id === who ? unprobe(d, who) : undefined, result: undefined }), undefined);
@@ -868,7 +884,7 @@ export function lastRate(stateFile: string, fingerprint: string): RateState | un
 }
 
 export interface BudgetLayerOptions {
-  file: Pick<Budget, 'caller' | 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
+  file: Pick<Budget, 'caller' | 'tryReserve' | 'release' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
   /** The base URL's origin: only requests that carry the token spend its budget. */
   origin: string;
   /** Waits `ms` for a slot, or throws (--no-wait, --max-wait, the call cancelled: ratelimit.ts). */
@@ -910,6 +926,11 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
     } catch (err) {
       await o.file.withdraw(who);
       throw err;
+    }
+    // Cancelled while a shared store was reserving the slot: it goes back unused.
+    if (x.signal?.aborted) {
+      await o.file.release(sentAt, who);
+      throw cancelled();
     }
     let res: Answer;
     try {

@@ -27,6 +27,7 @@ import {
   register,
   reserve,
   unprobe,
+  unreserve,
   windowUse,
   type BudgetData,
   type BudgetStore,
@@ -669,6 +670,15 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(decide(unprobe(d, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
     // With no probe out (it was answered, or lapsed and forgotten), there is nothing to undo.
     expect(unprobe({ sends: [[T0, T0]] }, 'a')).toEqual({ sends: [[T0, T0]] });
+  });
+
+  it('a reservation given back unsent frees its slot and lifts its probe; one the server answered stays counted', () => {
+    let d = reserve({ sends: [] }, T0, 'a');
+    expect(decide(d, T0 + 1, 'batch', 'b').ok).toBe(false);
+    expect(unreserve(d, T0, 'a')).toEqual({ sends: [] });
+    expect(decide(unreserve(d, T0, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
+    d = observe(reserve(known(), T0 + 100), headers(10, 8, 5), T0 + 100, T0 + 104);
+    expect(unreserve(d, T0 + 100, 'a')).toEqual(d);
   });
 
   it('BudgetFile: a probe that fails is undone at once: the next process probes without waiting for it to lapse', () => {

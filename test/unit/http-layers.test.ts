@@ -375,6 +375,7 @@ describe('the budget layer', () => {
       on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
       withdraw: () => void calls.push('withdraw'),
       unprobe: () => void calls.push('unprobe'),
+      release: (sentAt: number) => void calls.push(`release@${sentAt}`),
     };
   }
 
@@ -389,6 +390,16 @@ describe('the budget layer', () => {
     expect(err).toBeInstanceOf(InterruptedError);
     expect(seen).toHaveLength(0);
     expect(f.calls).toEqual(['reserve', 'withdraw']);
+  });
+
+  it('an exchange cancelled while its slot is being reserved gives the slot back, and is not sent', async () => {
+    const caller = new AbortController();
+    const f = file([]);
+    const reserving = { ...f, tryReserve: () => (caller.abort(), f.tryReserve()) };
+    const { send, seen } = drive(budgetLayer({ file: reserving, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200)]);
+    expect(await rejection(send(get('/v1/apps', { signal: caller.signal })))).toBeInstanceOf(InterruptedError);
+    expect(seen).toHaveLength(0);
+    expect(f.calls).toEqual(['reserve', 'release@101']);
   });
 
   it('waits until a slot is reserved, then sends and corrects the budget with the answer', async () => {
