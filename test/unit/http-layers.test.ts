@@ -402,6 +402,18 @@ describe('the budget layer', () => {
     expect(f.calls).toEqual(['reserve', 'release@101']);
   });
 
+  it('a redirect hop of a cancelled exchange is cancelled with it: it is not sent', async () => {
+    const caller = new AbortController();
+    const sent: Exchange[] = [];
+    const send = compose([redirects({ origin: ORIGIN }), budgetLayer({ file: file([]), origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async (x) => {
+      sent.push(x);
+      caller.abort();
+      return { ...answer(302), headers: { location: '/v1/moved' } };
+    });
+    expect(await rejection(send(get('/v1/apps', { signal: caller.signal })))).toBeInstanceOf(InterruptedError);
+    expect(sent.map((x) => x.url.pathname)).toEqual(['/v1/apps']);
+  });
+
   it('waits until a slot is reserved, then sends and corrects the budget with the answer', async () => {
     const f = file([40, 2]);
     const paced: number[] = [];
