@@ -238,7 +238,7 @@ export class Tools {
       case 'rate_limit':
         return this.rateLimit();
       case 'list_operations':
-        return this.listOperations();
+        return this.listOperations(call);
       case 'call_operation':
         return this.callOperation(a, call);
       default:
@@ -426,9 +426,9 @@ export class Tools {
     }
   }
 
-  private async listOperations(): Promise<Record<string, unknown>> {
+  private async listOperations(call: CallContext): Promise<Record<string, unknown>> {
     const { currentReference } = await import('../reference/reference.js');
-    const ref = await currentReference(this.ctx, this.ctx.clock.now());
+    const ref = await currentReference(this.ctx, this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
     const operations: unknown[] = [];
     let bytes = 0;
     for (const op of ref.operations) {
@@ -451,7 +451,7 @@ export class Tools {
     let path = String(a.path ?? '');
     if (hasId) {
       const [{ lookupOperation }, { fillPath, pathParameters, shown }] = await Promise.all([import('../reference/reference.js'), import('../reference/operations.js')]);
-      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now());
+      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
       if (op.method !== 'GET' && op.method !== 'HEAD') {
         throw new UsageError(`${shown(String(a.operationId))} is a ${op.method}: the MCP server only reads (GET and HEAD).`, 'Use hostctl api at a terminal for anything that changes the platform.');
       }

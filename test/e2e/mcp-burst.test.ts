@@ -74,16 +74,24 @@ describe('a burst of concurrent calls to one hostctl mcp', () => {
 });
 
 describe('a call cancelled while it waits for the budget', () => {
-  test('sends nothing once its slot frees, and leaves the slot to the calls after it', async ({ mcp }) => {
+  test('sends nothing once its slot frees, whichever tool it was, and leaves the slot to the calls after it', async ({ mcp }) => {
     const windowSeconds = 2;
     const { session, admin, app } = await mcp({ windowSeconds });
     await Promise.all(Array.from({ length: LIMIT }, () => getObjects(session, app)));
     const mark = session.stderr().length;
-    const cancels = Array.from({ length: 3 }, () => new AbortController());
-    const cancelled = cancels.map((c) => getObjects(session, app, { signal: c.signal }));
+    // Every tool that sends: one request each (list_operations fetches the reference, which
+    // this config dir has never kept).
+    const calls = [
+      { name: 'get_objects', arguments: { resource: 'apps', ids: [app] } },
+      { name: 'list_objects', arguments: { resource: 'apps', limit: 1 } },
+      { name: 'call_operation', arguments: { path: `/apps/${app}` } },
+      { name: 'list_operations', arguments: {} },
+    ];
+    const cancels = calls.map(() => new AbortController());
+    const cancelled = calls.map((c, i) => session.client.callTool(c, undefined, { timeout: 60_000, signal: cancels[i]!.signal }));
     for (const p of cancelled) p.catch(() => undefined);
     const waiting = () => session.stderr().slice(mark).match(/waiting \d+s before sending/g)?.length ?? 0;
-    while (waiting() < cancels.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (waiting() < calls.length) await new Promise((resolve) => setTimeout(resolve, 10));
     for (const c of cancels) c.abort();
     for (const p of cancelled) await expect(p).rejects.toThrow();
     // The next call gets a slot when the window frees, as the cancelled ones would have;
