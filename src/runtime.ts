@@ -11,8 +11,11 @@ export type InStream = Readable & { isTTY?: boolean; setRawMode?(mode: boolean):
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
   now(): number;
-  /** Resolves after `ms` milliseconds of this clock. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Resolves after `ms` milliseconds of this clock; rejects with the signal's reason as
+   * soon as `signal` aborts, leaving no timer behind.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export interface Runtime {
@@ -26,12 +29,23 @@ export interface Runtime {
 /** The longest delay Node's timers take; a longer one fires at once (TimeoutOverflowWarning). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Sleeps `ms` of real time, in pieces no timer overflows on. */
-export async function sleepChunked(ms: number): Promise<void> {
+/** Sleeps `ms` of real time, in pieces no timer overflows on, until `signal` aborts. */
+export async function sleepChunked(ms: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
   let left = ms;
   while (left > 0) {
     const step = Math.min(left, MAX_TIMER_MS);
-    await new Promise((resolve) => setTimeout(resolve, step));
+    await new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      }, step);
+      signal?.addEventListener('abort', stop, { once: true });
+    });
     left -= step;
   }
 }

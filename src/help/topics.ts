@@ -198,10 +198,12 @@ Its tools are read-only:
 
 The token never reaches the agent: every byte goes through the same scrubbing as
 every command's output, and no tool prints it. A token the API rejects is not sent
-again (a tool error says how to replace it). The agent's requests share the token's
-budget at batch priority, so a person at a terminal goes first; a call whose wait
-would pass --max-wait returns a rate_limited error with the seconds to wait. Errors
-are tool results with isError and the code of hostctl help exit-codes.
+again (a tool error says how to replace it). The agent's requests share the
+token's budget at batch priority, so a person at a terminal goes first; each call
+counts on its own, so a burst of calls waits instead of collecting 429s. A call
+whose wait would pass --max-wait (each call has its own) returns a rate_limited
+error with the seconds to wait; a call the client cancels sends nothing more.
+Errors are tool results with isError and the code of hostctl help exit-codes.
 
   $ echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | hostctl mcp
   $ hostctl --max-wait 30 mcp < /dev/null

@@ -18,7 +18,7 @@ import { readdirSync } from 'node:fs';
 import { readJsonFile, updateJsonFileSync, type LockPolicy } from '../config/atomic.js';
 import { MAX_HORIZON_MS, nextRate, parseRateHeaders, retryDelayMs, UNIX_TIME_THRESHOLD, type RateState, type RateStore } from './ratelimit.js';
 import { finiteNumber, isRecord } from '../json/narrow.js';
-import type { Answer, Layer } from './layers.js';
+import { cancelled, type Answer, type Layer } from './layers.js';
 
 /** What the last response said, and when its request was reserved. */
 export interface ServerView {
@@ -41,6 +41,7 @@ export interface ServerView {
  * answer (or `lapses`, should its process die), the others wait for what it teaches.
  */
 export interface Probe {
+  /** The caller that sent it (Budget.caller()): one request, not its process, whose other requests wait for it as any. */
   id: string;
   lapses: number;
 }
@@ -435,6 +436,17 @@ export function unprobe(d: BudgetData, id: string): BudgetData {
 }
 
 /**
+ * A reservation of `who` at `sentAt` whose request never went out (its call was cancelled
+ * while the slot was being reserved): the slot is free again, and a probe's hold lifted.
+ * Only a reservation no answer has touched is one never sent.
+ */
+export function unreserve(d: BudgetData, sentAt: number, who: string): BudgetData {
+  const i = d.sends.findIndex(([reservedAt, countedBy]) => reservedAt === sentAt && countedBy === sentAt);
+  const rest = unprobe(d, who);
+  return i === -1 ? rest : { ...rest, sends: [...d.sends.slice(0, i), ...d.sends.slice(i + 1)] };
+}
+
+/**
  * Corrects the budget with an answer's X-RateLimit-* headers (not a 401's: they count
  * failures). `own`: the lease this process holds, if the request was one of its slots.
  */
@@ -698,8 +710,9 @@ export type Reservation = { sentAt: number; probe?: true } | { waitMs: number; d
  * every call answers at once.
  */
 export class Budget<S extends boolean = boolean> implements RateStore {
-  /** This client's name among the waiters. */
+  /** This client's name: its lease's holder, and the caller of a process that makes one request at a time. */
   readonly id = `${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+  private callers = 0;
   /** An answer folded into this process's next update (quietAnswer), and the budget as this process last wrote it. */
   private pending: { headers: Record<string, string>; sentAt: number; at: number; own?: OwnLease } | undefined;
   private last: BudgetData | undefined;
@@ -744,6 +757,16 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return out as Out<S, T>;
   }
 
+  /**
+   * A name for one request's reservation, its probe and its claim as a waiter. Requests of
+   * one process that run at once (an MCP server's calls, a library's callers) are callers
+   * of their own: under one name, each would take the others' probe for its own and send
+   * without waiting for its answer.
+   */
+  caller(): string {
+    return `${this.id}.${(++this.callers).toString(36)}`;
+  }
+
   /** The budget as this process last saw it in the store, without asking the store. */
   seen(): BudgetData {
     return this.last ?? { sends: [] };
@@ -761,9 +784,9 @@ export class Budget<S extends boolean = boolean> implements RateStore {
    * that must wait registers as a waiter until it gets its slot. `probe`: the others wait
    * for this request's answer (observe() or unprobe()). From the second reservation on, a
    * slot may come with a lease (leaseSize): the next ones are this process's own until it
-   * lapses, handed out here without the store.
+   * lapses, handed out here without the store. `who`: the caller (caller()).
    */
-  tryReserve(force = false): Out<S, Reservation> {
+  tryReserve(force = false, who: string = this.id): Out<S, Reservation> {
     const h = this.held;
     if (!force && h !== undefined && h.left > 0) {
       const now = this.store.now();
@@ -779,20 +802,20 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     type Leased = Reservation & { lease?: { n: number; until: number; base?: number; resetAt?: number } };
     const out = this.update<Leased>(
       (d, now) => {
-        const decision = force ? ({ ok: true } as const) : decide(d, now, this.priority, this.id);
+        const decision = force ? ({ ok: true } as const) : decide(d, now, this.priority, who);
         if (decision.ok) {
           const probe = 'probe' in decision && decision.probe === true;
-          const base = withdraw(d, this.id, now);
-          const n = probe ? 0 : leaseSize(base, now, want, this.id);
+          const base = withdraw(d, who, now);
+          const n = probe ? 0 : leaseSize(base, now, want, who);
           if (n > 0) {
             const grant = { n, until: leaseLapse(base, now), base: base.windowMs === undefined ? freeSlots(base, now) : undefined, resetAt: base.view?.resetAt };
             return { data: lease(base, now, n, this.id), result: { sentAt: now, lease: grant } };
           }
-          return { data: reserve(base, now, probe ? this.id : undefined), result: probe ? { sentAt: now, probe } : { sentAt: now } };
+          return { data: reserve(base, now, probe ? who : undefined), result: probe ? { sentAt: now, probe } : { sentAt: now } };
         }
         const result = decision.deferred ? { waitMs: decision.waitMs, deferred: true as const } : { waitMs: decision.waitMs };
         if (this.priority === 'batch') return { result };
-        return { data: register(d, this.id, now + decision.waitMs + WAITER_GRACE_MS, now), result };
+        return { data: register(d, who, now + decision.waitMs + WAITER_GRACE_MS, now), result };
       },
       { sentAt: this.store.now() },
     );
@@ -807,8 +830,8 @@ export class Budget<S extends boolean = boolean> implements RateStore {
   }
 
   /** Gives up waiting (--no-wait, --max-wait, Ctrl-C): batch commands need not defer any more. */
-  withdraw(): Out<S, void> {
-    return this.update((d, now) => ({ data: d.waiters?.[this.id] === undefined ? undefined : withdraw(d, this.id, now), result: undefined }), undefined);
+  withdraw(who: string = this.id): Out<S, void> {
+    return this.update((d, now) => ({ data: d.waiters?.[who] === undefined ? undefined : withdraw(d, who, now), result: undefined }), undefined);
   }
 
   /**
@@ -841,9 +864,14 @@ export class Budget<S extends boolean = boolean> implements RateStore {
     return this.update((d, now) => ({ data: observe(d, headers, sentAt, now), result: undefined }), undefined);
   }
 
+  /** A reservation given back unsent: its call was cancelled while the slot was being reserved. */
+  release(sentAt: number, who: string = this.id): Out<S, void> {
+    return this.update((d) => ({ data: unreserve(d, sentAt, who), result: undefined }), undefined);
+  }
+
   /** A probe that got no answer to learn from: the others need not wait for it. */
-  unprobe(): Out<S, void> {
-    return this.update((d) => ({ data: d.probe?.id === this.id ? unprobe(d, this.id) : undefined, result: undefined }), undefined);
+  unprobe(who: string = this.id): Out<S, void> {
+    return this.update((d) => ({ data: d.probe?.id === who ? unprobe(d, who) : undefined, result: undefined }), undefined);
   }
 
   /** Writes an answer folded for later (observe()), if any, and hands back the lease: before the process ends. */
@@ -929,10 +957,10 @@ export function lastRate(stateFile: string, fingerprint: string): RateState | un
 }
 
 export interface BudgetLayerOptions {
-  file: Pick<Budget, 'tryReserve' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
+  file: Pick<Budget, 'caller' | 'tryReserve' | 'release' | 'observe' | 'on429' | 'withdraw' | 'unprobe'>;
   /** The base URL's origin: only requests that carry the token spend its budget. */
   origin: string;
-  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait: ratelimit.ts). */
+  /** Waits `ms` for a slot, or throws (--no-wait, --max-wait, the call cancelled: ratelimit.ts). */
   pace(ms: number): Promise<void>;
   /** Waits `ms` while an interactive command takes the next slot: short, so without a note. */
   defer?(ms: number): Promise<void>;
@@ -944,18 +972,22 @@ export interface BudgetLayerOptions {
 /**
  * The budget layer: reserves a slot in the token's shared window before each request
  * that carries the token, waits while there is none, and corrects the window with the
- * answer's headers (a 429: blocks every process until its Retry-After).
+ * answer's headers (a 429: blocks every process until its Retry-After). Each exchange is
+ * a caller of its own, whatever runs beside it in the process; one whose signal aborts
+ * while it waits reserves nothing more, and gives up its claim.
  */
 export function budgetLayer(o: BudgetLayerOptions): Layer {
   return (next) => async (x) => {
     if (x.url.origin !== o.origin) return next(x);
     // The pool first: a slot reserved is a slot the server should see at once.
     await o.ready?.(x.url);
+    const who = o.file.caller();
     let sentAt: number;
     let probe = false;
     try {
       for (;;) {
-        const r = await o.file.tryReserve(x.unpaced === true);
+        if (x.signal?.aborted) throw cancelled();
+        const r = await o.file.tryReserve(x.unpaced === true, who);
         if ('sentAt' in r) {
           sentAt = r.sentAt;
           probe = r.probe === true;
@@ -965,21 +997,26 @@ export function budgetLayer(o: BudgetLayerOptions): Layer {
         await (r.deferred && o.defer ? o.defer(ms) : o.pace(ms));
       }
     } catch (err) {
-      await o.file.withdraw();
+      await o.file.withdraw(who);
       throw err;
+    }
+    // Cancelled while a shared store was reserving the slot: it goes back unused.
+    if (x.signal?.aborted) {
+      await o.file.release(sentAt, who);
+      throw cancelled();
     }
     let res: Answer;
     try {
       res = await next(x);
     } catch (err) {
-      if (probe) await o.file.unprobe();
+      if (probe) await o.file.unprobe(who);
       throw err;
     }
     try {
       // A 401's headers count failed logins, not this token's window: nothing learnt.
       if (res.status === 429) await o.file.on429(sentAt, Math.min(retryDelayMs(res.headers, o.now()), MAX_HORIZON_MS), res.headers);
       else if (res.status !== 401) await o.file.observe(res.headers, sentAt, !probe && x.unpaced !== true);
-      else if (probe) await o.file.unprobe();
+      else if (probe) await o.file.unprobe(who);
     } catch {
       // The answer is in and is not lost (a write was done): a store that cannot record it,
       // Redis with HOSTCTL_REDIS_REQUIRED=1, fails the next reservation instead.

@@ -12,7 +12,7 @@ import { queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
 import { RateLimiter, nextRate, parseRateHeaders, type RateState } from './ratelimit.js';
 import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetLayerOptions, type BudgetStore } from './budget.js';
-import { compose, type Answer, type Exchange, type Layer, type ExchangeHandler } from './layers.js';
+import { cancelled, compose, type Answer, type Exchange, type Layer, type ExchangeHandler } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
 import { JsonTooDeepError, parseJson } from '../output/json.js';
@@ -131,6 +131,13 @@ const HEADER_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 /** Headers about the connection or the framing, which hostctl (undici) sets or must not send. */
 const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'expect', 'upgrade', 'keep-alive', 'te', 'trailer', 'proxy-connection']);
 
+/** What a call's client (HttpClient.forCall) shares with the client it was made from. */
+interface CallOf {
+  budget: Budget;
+  wire: Wire;
+  signal: AbortSignal;
+}
+
 export class HttpClient {
   private closed = false;
   private readonly rate: RateLimiter;
@@ -143,12 +150,18 @@ export class HttpClient {
    * HOSTCTL_REDIS_REQUIRED=1), and then has nothing to read back.
    */
   private seenRate?: RateState;
+  /** Set on a call's client: its cancellation. */
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(readonly options: HttpClientOptions) {
+  constructor(
+    readonly options: HttpClientOptions,
+    call?: CallOf,
+  ) {
     this.clock = options.clock ?? systemClock;
     options.io.addSecret(options.token.value);
     const store = options.budgetStore ?? new FileStore(options.state.path, options.token.fingerprint, this.clock.now);
-    this.budget = new Budget(store, options.interactive ? 'interactive' : 'batch');
+    this.budget = call?.budget ?? new Budget(store, options.interactive ? 'interactive' : 'batch');
+    this.signal = call?.signal;
     this.rate = new RateLimiter({
       state: options.state,
       rates: this.budget,
@@ -157,8 +170,20 @@ export class HttpClient {
       maxWaitMs: options.maxWaitMs,
       now: this.clock.now,
       sleep: this.clock.sleep,
+      signal: this.signal,
     });
-    this.wire = new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env, baseUrlFrom: options.baseUrlFrom });
+    this.wire = call?.wire ?? new Wire({ timeoutMs: options.timeoutMs, env: options.env ?? process.env, baseUrlFrom: options.baseUrlFrom });
+  }
+
+  /**
+   * This client for one call among many that run at once (an MCP tool call): the same
+   * budget (each of its requests a caller of its own there), connections and cache, with
+   * the call's own --max-wait and cancellation. Once `signal` aborts, the call's waits end
+   * (for the budget, a 429, a retry), a request in flight is aborted, and nothing more is
+   * sent: its requests fail with an InterruptedError. Closing it closes nothing shared.
+   */
+  forCall(signal: AbortSignal): HttpClient {
+    return new HttpClient(this.options, { budget: this.budget, wire: this.wire, signal });
   }
 
   /**
@@ -197,9 +222,11 @@ export class HttpClient {
   private budgetForLayer(): BudgetLayerOptions['file'] {
     const budget = this.budget;
     return {
-      tryReserve: (force) => budget.tryReserve(force),
-      withdraw: () => budget.withdraw(),
-      unprobe: () => budget.unprobe(),
+      caller: () => budget.caller(),
+      tryReserve: (force, who) => budget.tryReserve(force, who),
+      release: (sentAt, who) => budget.release(sentAt, who),
+      withdraw: (who) => budget.withdraw(who),
+      unprobe: (who) => budget.unprobe(who),
       observe: (headers, sentAt, fold) => {
         this.noteRate(headers);
         return budget.observe(headers, sentAt, fold);
@@ -232,11 +259,19 @@ export class HttpClient {
       headers: this.baseHeaders(req),
       body: req.body,
       unpaced: req.unpaced === true,
+      ...(this.signal ? { signal: this.signal } : {}),
     };
     if (!HEADER_NAME.test(first.method)) throw new UsageError(`"${oneLine(first.method, 40)}" is not an HTTP method.`, 'Use GET, POST, PUT, PATCH or DELETE.');
     const { io, dryRun: dry, token } = this.options;
     const send = dry ? dryRun({ secret: token.value, json: io.json, then: req.then, out: (t) => io.out(t), note: (t) => io.note(t) }) : this.pipeline(req);
-    const answer = await send(first);
+    let answer: Answer;
+    try {
+      answer = await send(first);
+    } catch (err) {
+      // Whatever ended it (a wait's abort, undici's), a cancelled call ends as one.
+      if (this.signal?.aborted) throw cancelled();
+      throw err;
+    }
     return makeResponse(answer, answer.method ?? first.method, answer.url ?? first.url);
   }
 
@@ -247,6 +282,8 @@ export class HttpClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    // A call's client holds nothing of its own: the budget and the pool are its maker's.
+    if (this.signal) return;
     // An answer folded into a next reservation that will not come: the others, and -R, read it.
     await this.budget.flush();
     this.options.budgetStore?.close?.();

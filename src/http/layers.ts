@@ -3,6 +3,8 @@
 // stub `next`. HttpClient composes them around the one exchange on the wire (its
 // pipeline() says in which order, and why).
 
+import { InterruptedError } from '../errors.js';
+
 export interface Exchange {
   method: string;
   url: URL;
@@ -14,6 +16,11 @@ export interface Exchange {
    * is paced.
    */
   unpaced?: boolean;
+  /**
+   * The caller's cancellation (HttpClient.forCall): once it aborts, nothing more is sent
+   * for this exchange, a wait for the budget ends, and a request in flight is aborted.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Answer {
@@ -40,4 +47,9 @@ export function compose(layers: readonly Layer[], send: ExchangeHandler): Exchan
 /** The methods that may be sent twice without changing anything on the server. */
 export function isIdempotentRead(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
+}
+
+/** What an exchange ends with once its caller has cancelled it (Exchange.signal). */
+export function cancelled(): InterruptedError {
+  return new InterruptedError('The request was cancelled by its caller; nothing more is sent for it.');
 }

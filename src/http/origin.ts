@@ -130,8 +130,11 @@ export function nextHop(prev: Exchange, status: number, location: string): Excha
     headers = Object.fromEntries(Object.entries(headers).filter(([name]) => HARMLESS_HEADERS.has(name)));
   }
   if (!keep) delete headers['content-type'];
-  // A new object, without `unpaced`: a hop waits for its slot like any request.
-  return { method: keep ? prev.method : 'GET', url: next, headers, body: keep ? prev.body : undefined };
+  // A new object, without `unpaced`: a hop waits for its slot like any request. With the
+  // signal: a hop is cancelled with its call.
+  const hop: Exchange = { method: keep ? prev.method : 'GET', url: next, headers, body: keep ? prev.body : undefined };
+  if (prev.signal) hop.signal = prev.signal;
+  return hop;
 }
 
 export interface RedirectOptions {

@@ -132,12 +132,14 @@ export interface RateLimiterOptions {
   wait: boolean;
   maxWaitMs: number;
   now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The call's cancellation: every wait ends (rejects) when it aborts (HttpClient.forCall). */
+  signal?: AbortSignal;
 }
 
 type WaitReason = 'paced' | '429' | 'retry';
 
-/** The rate-limit bookkeeping of one client (one command). */
+/** The rate-limit bookkeeping of one client (one command, or one call of a server's: HttpClient.forCall). */
 export class RateLimiter {
   /** Total time this client has waited, against --max-wait. */
   waitedMs = 0;
@@ -146,7 +148,8 @@ export class RateLimiter {
 
   constructor(private readonly o: RateLimiterOptions) {
     this.now = o.now ?? Date.now;
-    this.sleep = o.sleep ?? sleepChunked;
+    const sleep = o.sleep ?? sleepChunked;
+    this.sleep = (ms) => sleep(ms, o.signal);
   }
 
   /** Waits `ms` for the shared budget to free a slot (src/http/budget.ts). */

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, HostctlError } from '../errors.js';
 import { networkError } from './failures.js';
-import type { Answer, Exchange } from './layers.js';
+import { cancelled, type Answer, type Exchange } from './layers.js';
 import { boundedProxyAgent, proxyFor, ProxyGate, type ProxyChoice } from './proxy.js';
 
 /** The most a response body may hold; past it the response is dropped. */
@@ -102,21 +102,29 @@ export class Wire {
    */
   async send(a: Exchange, keepErrorBody: boolean): Promise<Answer> {
     const { dispatcher, proxy } = await this.ready(a.url);
+    // Cancelled while the pool was made: nothing goes out.
+    if (a.signal?.aborted) throw cancelled();
     const controller = new AbortController();
     let timedOut = false;
     // undici does not abort a request still waiting for its tunnel (nodejs/undici#3897):
-    // through a proxy, the timeout ends the exchange itself, and the proxy's pool with it.
+    // through a proxy, the timeout (or the caller's cancellation) ends the exchange itself,
+    // and the proxy's pool with it.
     let expire: (err: Error) => void = () => undefined;
     const expired = new Promise<never>((_resolve, reject) => (expire = reject));
     expired.catch(() => undefined);
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = (why: string) => {
       controller.abort();
       if (proxy) {
-        expire(new Error('timed out'));
+        expire(new Error(why));
         this.dropProxy();
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop('timed out');
     }, this.o.timeoutMs);
+    const onAbort = () => stop('cancelled');
+    a.signal?.addEventListener('abort', onAbort, { once: true });
     if (proxy) this.proxyGate.begin();
     let midResponse = false;
     try {
@@ -146,9 +154,12 @@ export class Wire {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (err instanceof HostctlError) throw err;
+      // Not a failure of the network: the retry layer must not resend it.
+      if (a.signal?.aborted) throw cancelled();
       throw networkError(err, { url: a.url, timeoutMs: this.o.timeoutMs, timedOut, midResponse, proxy, baseUrlFrom: this.o.baseUrlFrom });
     } finally {
       clearTimeout(timer);
+      a.signal?.removeEventListener('abort', onAbort);
     }
   }
 

@@ -241,15 +241,15 @@ export class Tools {
       case 'list_objects':
         return this.listObjects(a, call);
       case 'get_objects':
-        return this.getObjects(a);
+        return this.getObjects(a, call);
       case 'wait_for':
         return this.waitFor(a, call);
       case 'rate_limit':
         return this.rateLimit();
       case 'list_operations':
-        return this.listOperations();
+        return this.listOperations(call);
       case 'call_operation':
-        return this.callOperation(a);
+        return this.callOperation(a, call);
       default:
         return this.authStatus();
     }
@@ -286,7 +286,7 @@ export class Tools {
     const onePage = limit === undefined && core.directPath(resource, filter) !== undefined;
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     let pages = 0;
     const opts = {
       walking: () => ({
@@ -330,12 +330,12 @@ export class Tools {
     return { items, ...(nextCursor ? { nextCursor } : {}), ...(note ? { note } : {}) };
   }
 
-  private async getObjects(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async getObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
     const { checkIds, fetchByIds } = await import('../commands/by-id.js');
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const found = await fetchByIds(http, resource, ids);
     const shape = await this.shaper(a.fields);
     const items: unknown[] = [];
@@ -369,7 +369,7 @@ export class Tools {
     const conditions = (a.for as string[]).map(parseCondition);
     const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : DEFAULT_DEADLINE_MS;
     if (deadlineMs > MAX_DEADLINE_MS) throw new UsageError(`wait_for's deadline is at most 30m, not ${String(a.deadline)}.`, 'Call wait_for again after it returns to wait longer.');
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const { pollInterval } = await import('../http/budget.js');
     const { clock } = this.ctx;
     // A sleep the client's cancellation cuts short; the loop then stops before sending.
@@ -402,9 +402,9 @@ export class Tools {
     }
   }
 
-  private async listOperations(): Promise<Record<string, unknown>> {
+  private async listOperations(call: CallContext): Promise<Record<string, unknown>> {
     const { currentReference } = await import('../reference/reference.js');
-    const ref = await currentReference(this.ctx, this.ctx.clock.now());
+    const ref = await currentReference(this.ctx, this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
     const operations: unknown[] = [];
     let bytes = 0;
     for (const op of ref.operations) {
@@ -419,7 +419,7 @@ export class Tools {
     return { operations };
   }
 
-  private async callOperation(a: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async callOperation(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const hasId = typeof a.operationId === 'string';
     if (hasId === (typeof a.path === 'string')) throw new UsageError('call_operation takes either operationId or path.', 'Pass one of them: {"operationId": "…"} or {"path": "/apps"}.');
     const params = new Map(Object.entries((a.params ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, String(v)]));
@@ -427,7 +427,7 @@ export class Tools {
     let path = String(a.path ?? '');
     if (hasId) {
       const [{ lookupOperation }, { fillPath, pathParameters, shown }] = await Promise.all([import('../reference/reference.js'), import('../reference/operations.js')]);
-      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now());
+      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
       if (op.method !== 'GET' && op.method !== 'HEAD') {
         throw new UsageError(`${shown(String(a.operationId))} is a ${op.method}: the MCP server only reads (GET and HEAD).`, 'Use hostctl api at a terminal for anything that changes the platform.');
       }
@@ -445,7 +445,7 @@ export class Tools {
     } else if (!path.startsWith('/')) {
       throw new UsageError(`A path starts with a slash, not "${path.slice(0, 40)}".`, 'For example: {"path": "/apps"}.');
     }
-    const http = await this.ctx.http();
+    const http = (await this.ctx.http()).forCall(call.signal);
     const res = await http.request({ method, path, query: [...params] });
     if (method === 'HEAD' || res.text === '') return { status: res.status };
     const { stripJsonLd } = await import('../output/json.js');

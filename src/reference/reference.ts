@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Context } from '../context.js';
+import type { HttpClient } from '../http/client.js';
 import { ApiError, NotFoundError, UsageError } from '../errors.js';
 import { isHtmlType, isJsonType, mediaType } from '../http/media-type.js';
 import { closestNames, extractOperations, isOpenApi, shown, type Operation } from './operations.js';
@@ -18,9 +19,15 @@ function docsPath(base: URL): string {
   return `${base.pathname.replace(/\/+$/, '')}/docs`;
 }
 
+/**
+ * The client a fetch of the reference sends with: the run's, unless the caller has its own
+ * (an MCP call's, which its cancellation stops: HttpClient.forCall).
+ */
+type ClientOf = () => Promise<HttpClient>;
+
 /** Fetches /docs (one request) and reads it as OpenAPI; anything else is one ApiError sentence. */
-async function fetchReference(ctx: Context, now: number): Promise<KeptReference> {
-  const http = await ctx.http();
+async function fetchReference(ctx: Context, now: number, client: ClientOf = () => ctx.http()): Promise<KeptReference> {
+  const http = await client();
   const base = ctx.baseUrl();
   const spinner = await ctx.io.spinner('Fetching the API reference…');
   let res;
@@ -61,8 +68,8 @@ async function fetchReference(ctx: Context, now: number): Promise<KeptReference>
 }
 
 /** Fetches the reference and keeps it for this base URL. */
-export async function refreshReference(ctx: Context, now = Date.now()): Promise<KeptReference> {
-  const ref = await fetchReference(ctx, now);
+export async function refreshReference(ctx: Context, now = Date.now(), client?: ClientOf): Promise<KeptReference> {
+  const ref = await fetchReference(ctx, now, client);
   keep(ctx, ref);
   return ref;
 }
@@ -77,22 +84,22 @@ function keep(ctx: Context, ref: KeptReference): void {
 }
 
 /** The kept copy if it is less than a day old; else a fresh one (one request), kept. */
-export async function currentReference(ctx: Context, now = Date.now()): Promise<KeptReference> {
+export async function currentReference(ctx: Context, now = Date.now(), client?: ClientOf): Promise<KeptReference> {
   const kept = readKept(ctx.baseUrl(), ctx.env);
   if (kept && isFresh(kept, now)) return kept;
-  return refreshReference(ctx, now);
+  return refreshReference(ctx, now, client);
 }
 
 /**
  * The operation called `name`: from the kept copy while it is fresh and has it; else the
  * reference is fetched once and asked again. Not there either: exit 2 with the closest names.
  */
-export async function lookupOperation(ctx: Context, name: string, now = Date.now()): Promise<Operation> {
+export async function lookupOperation(ctx: Context, name: string, now = Date.now(), client?: ClientOf): Promise<Operation> {
   const kept = readKept(ctx.baseUrl(), ctx.env);
   const find = (ref: KeptReference) => ref.operations.find((op) => op.operationId === name);
   const hit = kept && isFresh(kept, now) ? find(kept) : undefined;
   if (hit) return hit;
-  const ref = await refreshReference(ctx, now);
+  const ref = await refreshReference(ctx, now, client);
   const found = find(ref);
   if (found) return found;
   const names = ref.operations.map((op) => op.operationId).filter((n): n is string => n !== null);

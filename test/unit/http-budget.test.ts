@@ -13,6 +13,7 @@ import {
   PROBE_STEP_MS,
   SLOT_MARGIN_MS,
   allRates,
+  budgetLayer,
   budgetLeft,
   decide,
   freeSlots,
@@ -26,12 +27,14 @@ import {
   register,
   reserve,
   unprobe,
+  unreserve,
   windowUse,
   type BudgetData,
   type BudgetStore,
   type Send,
 } from '../../src/http/budget.js';
 import { MAX_HORIZON_MS } from '../../src/http/ratelimit.js';
+import { compose, type Answer, type Exchange } from '../../src/http/layers.js';
 import { rateHeaders, slidingWindowServer } from '../support/window-server.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -650,7 +653,7 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(first).toEqual({ ok: true, probe: true });
     d = reserve(d, T0, 'a');
     expect(d.probe).toEqual({ id: 'a', lapses: T0 + PROBE_LAPSE_MS });
-    // Its own process is not held back by it.
+    // The caller that sent it is not held back by it.
     expect(decide(d, T0 + 1, 'batch', 'a')).toEqual({ ok: true, probe: true });
     expect(decide(d, T0 + 1, 'batch', 'b')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
     expect(decide(d, T0 + 1, 'interactive', 'c')).toEqual({ ok: false, waitMs: PROBE_STEP_MS, deferred: true });
@@ -668,6 +671,15 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(decide(unprobe(d, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
     // With no probe out (it was answered, or lapsed and forgotten), there is nothing to undo.
     expect(unprobe({ sends: [[T0, T0]] }, 'a')).toEqual({ sends: [[T0, T0]] });
+  });
+
+  it('a reservation given back unsent frees its slot and lifts its probe; one the server answered stays counted', () => {
+    let d = reserve({ sends: [] }, T0, 'a');
+    expect(decide(d, T0 + 1, 'batch', 'b').ok).toBe(false);
+    expect(unreserve(d, T0, 'a')).toEqual({ sends: [] });
+    expect(decide(unreserve(d, T0, 'a'), T0 + 1, 'batch', 'b')).toEqual({ ok: true, probe: true });
+    d = observe(reserve(known(), T0 + 100), headers(10, 8, 5), T0 + 100, T0 + 104);
+    expect(unreserve(d, T0 + 100, 'a')).toEqual(d);
   });
 
   it('BudgetFile: a probe that fails is undone at once: the next process probes without waiting for it to lapse', () => {
@@ -728,6 +740,43 @@ describe('the probe: the first request into a window the budget has no fresh vie
     }
     expect(refused).toBe(0);
     expect(sent).toBe(6);
+  });
+});
+
+describe('one process, many callers at once (an MCP server\'s calls)', () => {
+  const ORIGIN = 'https://api.example.invalid';
+
+  /**
+   * `calls` requests at once through one process's budget layer, on one clock that a wait
+   * moves on, against a sliding-window server of 5 a second that answers each request a
+   * turn of the event loop after it is sent; `warm` first sends one request alone.
+   */
+  async function burst(calls: number, warm: boolean) {
+    const clock = { now: T0 };
+    const srv = server(5, 1_000);
+    const wait = async (ms: number) => {
+      const wake = clock.now + ms;
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.now = Math.max(clock.now, wake);
+    };
+    const budget = new Budget(new FileStore(join(tempDir(), 'state.json'), 'fp', () => clock.now));
+    const send = compose([budgetLayer({ file: budget, origin: ORIGIN, pace: wait, defer: wait, now: () => clock.now })], async (): Promise<Answer> => {
+      await new Promise((resolve) => setImmediate(resolve));
+      const r = srv.take(clock.now);
+      return { status: r.ok ? 200 : 429, headers: r.headers, text: '' };
+    });
+    const get = (): Exchange => ({ method: 'GET', url: new URL(`${ORIGIN}/v1/apps`), headers: {}, body: undefined });
+    if (warm) await send(get());
+    const statuses = (await Promise.all(Array.from({ length: calls }, () => send(get())))).map((a) => a.status);
+    return { statuses, refused: srv.refused };
+  }
+
+  it('on a cold budget, one caller goes first and the others wait for its answer: the server refuses none', async () => {
+    expect(await burst(25, false)).toEqual({ statuses: Array.from({ length: 25 }, () => 200), refused: 0 });
+  });
+
+  it('on a warm budget, each caller reserves a slot of its own: the server refuses none', async () => {
+    expect(await burst(25, true)).toEqual({ statuses: Array.from({ length: 25 }, () => 200), refused: 0 });
   });
 });
 

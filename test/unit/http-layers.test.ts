@@ -2,7 +2,7 @@
 // it and answers from a script: no server, no clock but an injected one.
 
 import { describe, expect, it } from 'vitest';
-import { ApiError, AuthError, NotFoundError, RateLimitError } from '../../src/errors.js';
+import { ApiError, AuthError, InterruptedError, NotFoundError, RateLimitError } from '../../src/errors.js';
 import { compose, type Exchange } from '../../src/http/layers.js';
 import { answer, drive, rejection } from './http-support.js';
 import { statusErrors } from '../../src/http/status.js';
@@ -363,6 +363,7 @@ describe('the budget layer', () => {
     let n = 0;
     return {
       calls,
+      caller: () => 'caller',
       tryReserve: (force = false) => {
         calls.push(`reserve${force ? '!' : ''}`);
         const w = waits[n++];
@@ -374,8 +375,44 @@ describe('the budget layer', () => {
       on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
       withdraw: () => void calls.push('withdraw'),
       unprobe: () => void calls.push('unprobe'),
+      release: (sentAt: number) => void calls.push(`release@${sentAt}`),
     };
   }
+
+  it('an exchange cancelled while it waits for a slot reserves nothing more, gives up its claim, and is not sent', async () => {
+    const f = file([40, 40]);
+    const caller = new AbortController();
+    const { send, seen } = drive(
+      budgetLayer({ file: f, origin: ORIGIN, pace: async () => caller.abort(), now: () => 0 }),
+      [answer(200)],
+    );
+    const err = await rejection(send(get('/v1/apps', { signal: caller.signal })));
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(seen).toHaveLength(0);
+    expect(f.calls).toEqual(['reserve', 'withdraw']);
+  });
+
+  it('an exchange cancelled while its slot is being reserved gives the slot back, and is not sent', async () => {
+    const caller = new AbortController();
+    const f = file([]);
+    const reserving = { ...f, tryReserve: () => (caller.abort(), f.tryReserve()) };
+    const { send, seen } = drive(budgetLayer({ file: reserving, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200)]);
+    expect(await rejection(send(get('/v1/apps', { signal: caller.signal })))).toBeInstanceOf(InterruptedError);
+    expect(seen).toHaveLength(0);
+    expect(f.calls).toEqual(['reserve', 'release@101']);
+  });
+
+  it('a redirect hop of a cancelled exchange is cancelled with it: it is not sent', async () => {
+    const caller = new AbortController();
+    const sent: Exchange[] = [];
+    const send = compose([redirects({ origin: ORIGIN }), budgetLayer({ file: file([]), origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async (x) => {
+      sent.push(x);
+      caller.abort();
+      return { ...answer(302), headers: { location: '/v1/moved' } };
+    });
+    expect(await rejection(send(get('/v1/apps', { signal: caller.signal })))).toBeInstanceOf(InterruptedError);
+    expect(sent.map((x) => x.url.pathname)).toEqual(['/v1/apps']);
+  });
 
   it('waits until a slot is reserved, then sends and corrects the budget with the answer', async () => {
     const f = file([40, 2]);

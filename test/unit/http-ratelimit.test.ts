@@ -185,6 +185,28 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean 
 }
 
 describe('RateLimiter', () => {
+  it("a call's waits (for the budget, a 429, a retry) end once it is cancelled, and leave no timer behind", async () => {
+    vi.useFakeTimers();
+    try {
+      const { state } = newState();
+      const io = new IO({ stderr: new MemoryStream(), stdout: new MemoryStream(), env: {} });
+      const call = new AbortController();
+      const rl = new RateLimiter({ state, rates: new BudgetFile(state.path, 'fp', () => NOW), io, wait: true, maxWaitMs: 120_000, now: () => NOW, signal: call.signal });
+      const waits = [rl.pace(30_000), rl.on429({ 'retry-after': '30' }), rl.retryAfter(1_000, 'the API answered 503', 1, 2)];
+      for (const w of waits) w.catch(() => undefined);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(vi.getTimerCount()).toBe(waits.length);
+      call.abort();
+      for (const w of waits) await expect(w).rejects.toThrow();
+      expect(vi.getTimerCount()).toBe(0);
+      // One begun after the cancel does not wait at all.
+      await expect(rl.pace(1_000)).rejects.toThrow();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('paces: a wait for the shared budget says so once, then sleeps', async () => {
     const { rl, sleeps, stderr } = limiter();
     await rl.pace(12_000);
