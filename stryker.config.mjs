@@ -27,7 +27,7 @@ export const PIECES = {
   'output-a1': ['src/output/printers/*.ts', 'src/output/{rate-line,tsv,time,format,fields,sanitize}.ts'],
   'output-b1': ['src/output/{columns,detail,json,jq}.ts'],
   'output-b2': ['src/output/{printer,table}.ts'],
-  'http-a': ['src/http/{media-type,wait429,bearer,dry-run,layers,verbose,status,retry,young,proxy,fleet,noproxy,origin,wire}.ts'],
+  'http-a': ['src/http/{media-type,wait429,bearer,dry-run,layers,verbose,status,retry,proxy,fleet,noproxy,origin,wire}.ts'],
   'http-b': ['src/http/{failures,paging,ratelimit,cache}.ts'],
   'http-c': ['src/http/{client,redis}.ts'],
   'http-d': ['src/http/budget.ts'],

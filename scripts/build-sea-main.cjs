@@ -34,24 +34,16 @@ function notFound(path) {
 }
 
 const ASSETS = {
-  // Views of the executable's own memory, not copies; the bundles are plain ASCII.
   source: (file) => {
     const key = assetKey(file);
     if (!key || !KEYS.has(key)) throw notFound(file);
-    return Buffer.from(sea.getRawAsset(key)).toString('latin1');
+    return sea.getAsset(key, 'utf8');
   },
+  // A view of the executable's own memory, not a copy.
   cache: (file) => {
     const key = `${assetKey(file)}.cache`;
     return KEYS.has(key) ? Buffer.from(sea.getRawAsset(key)) : undefined;
   },
-  // undici's WebAssembly parser, which the loader compiles ahead (precompileParser).
-  bytes: (file) => {
-    const key = assetKey(file);
-    if (!key || !KEYS.has(key)) throw notFound(file);
-    return sea.getRawAsset(key);
-  },
-  // The executable cannot be rewritten, and its caches are made by its own Node.
-  saves: false,
 };
 
 /**

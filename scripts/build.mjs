@@ -9,9 +9,8 @@
 //                           few commands against a loopback server (a cache made after
 //                           running holds the functions compiled on the way, not just the
 //                           top level). That run is the build's smoke test: its output is
-//                           checked, and a failure fails the build.
-//   dist/start.json         what bin/hostctl.js knows before it loads the program: the
-//                           marks of src/help/startup.ts, and undici's parser's file names.
+//                           checked, and a failure fails the build. The package ships the
+//                           cache; the installed command only reads it.
 //   dist/complete.cjs       `hostctl __complete`, on its own: the command tree baked in as
 //   dist/complete.cjs.cache data (read off the commander program here), so a Tab press
 //                           loads neither commander nor the program; and its code cache,
@@ -45,8 +44,6 @@ const common = {
   minify: true,
   sourcemap: false,
   legalComments: 'none',
-  // Plain ASCII, so that the loader may read the file as latin1, the cheapest decoding.
-  charset: 'ascii',
   logLevel: 'warning',
   // No library logger writes around hostctl's sink (scripts/inert-debug.cjs says why).
   alias: { debug: './scripts/inert-debug.cjs' },
@@ -68,12 +65,8 @@ function runNode(script, env = {}) {
   }
 }
 
-/**
- * Read off the same commander program that parses: the command tree for completion, and
- * what the loader must know of a command line before it loads the program (the marks of
- * src/help/startup.ts).
- */
-async function programFacts() {
+/** The command tree for completion, read off the same commander program that parses. */
+async function completionTree() {
   const out = await build({
     ...common,
     minify: false,
@@ -83,9 +76,7 @@ async function programFacts() {
       contents: [
         "import { buildProgram } from './src/cli.ts';",
         "import { completionSpec } from './src/commands/complete.ts';",
-        "import { startupFacts } from './src/help/startup.ts';",
-        'const program = buildProgram();',
-        'process.stdout.write(JSON.stringify({ completion: completionSpec(program), startup: startupFacts(program) }));',
+        'process.stdout.write(JSON.stringify(completionSpec(buildProgram())));',
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
@@ -105,13 +96,6 @@ const cjsImportMeta = {
   define: { 'import.meta.url': '__hostctl_import_meta.url' },
   banner: { js: "var __hostctl_import_meta={get url(){return require('node:url').pathToFileURL(__filename).href}};" },
 };
-
-/**
- * The bundles bin/hostctl.js loads (loadBundle) come inside Node's CommonJS wrapper, which
- * it then need not add (WRAPPER there). `banner` is what goes first inside it.
- */
-const { WRAPPER } = createRequire(import.meta.url)('../bin/hostctl.js');
-const wrapped = (banner = '') => ({ banner: { js: `${WRAPPER[0]}\n${banner}` }, footer: { js: WRAPPER[1] } });
 
 /**
  * What only some commands use, each bundled into its own file in dist/chunks/ and required
@@ -196,12 +180,8 @@ function copyJqEngine() {
   return name;
 }
 
-/**
- * dist/hostctl.cjs: the program (see trim.mjs and SEPARATE); and dist/start.json, what
- * bin/hostctl.js reads before it loads the program: `startup` (programFacts) and the
- * file names of undici's parser in chunks/, which it compiles ahead.
- */
-async function buildProgram(define, startup) {
+/** dist/hostctl.cjs: the program (see trim.mjs and SEPARATE). */
+async function buildProgram(define) {
   const outfile = join(outdir, 'hostctl.cjs');
   const files = await buildSeparate();
   define = { ...define, __HOSTCTL_JQ_ENGINE__: JSON.stringify(copyJqEngine()) };
@@ -213,17 +193,14 @@ async function buildProgram(define, startup) {
       outfile,
       format: 'cjs',
       plugins: [builtinDefaults, trimDependencies(outdir, found), separate(files)],
+      ...cjsImportMeta,
       define: { ...define, ...cjsImportMeta.define },
-      ...wrapped(cjsImportMeta.banner.js),
     });
   } catch (err) {
     if (found.stale?.length > 0) throw new BuildError(found.stale.join('\n'));
     throw err;
   }
-  const text = readFileSync(outfile, 'latin1');
-  if (/[^\x00-\x7f]/.test(text)) throw new Error('dist/hostctl.cjs is not plain ASCII; bin/hostctl.js reads it as latin1.');
-  if (/\bimport\(/.test(text)) throw new Error('dist/hostctl.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
-  writeFileSync(join(outdir, 'start.json'), `${JSON.stringify({ ...startup, parser: found.parser })}\n`);
+  if (/\bimport\(/.test(readFileSync(outfile, 'utf8'))) throw new Error('dist/hostctl.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
 }
 
 /**
@@ -241,11 +218,10 @@ async function buildCompletion(define) {
     define,
     plugins: [builtinDefaults],
     metafile: true,
-    ...wrapped(),
   });
   const program = Object.keys(out.metafile.inputs).filter((f) => f === 'src/cli.ts' || f.includes('node_modules/commander/'));
   if (program.length > 0) throw new Error(`dist/complete.cjs bundles ${program.join(', ')}: the command tree was not baked in.`);
-  if (/\bimport\(/.test(readFileSync(join(outdir, 'complete.cjs'), 'latin1'))) {
+  if (/\bimport\(/.test(readFileSync(join(outdir, 'complete.cjs'), 'utf8'))) {
     throw new Error('dist/complete.cjs contains import(); bin/hostctl.js runs it as a script, which has no import().');
   }
 }
@@ -269,12 +245,12 @@ function trainCodeCaches() {
   const bin = JSON.stringify(join(root, 'bin', 'hostctl.js'));
   // The name V8 keeps in the cache: not this machine's path, which would ship in the
   // package. Node 24 puts the installed path in stack traces regardless; Node 20 shows this.
-  const options = `{ train: true, as: '/hostctl/dist' }`;
+  const options = `{ as: '/hostctl/dist' }`;
   const program = train(
     'dist/hostctl.cjs',
     `
 import { createServer } from 'node:http';
-import { writeSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { loadProgram } = require(${bin});
@@ -298,9 +274,9 @@ const server = createServer((req, res) => {
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:' + server.address().port + '/v1';
-const { main, saveCache } = loadProgram(${JSON.stringify(outdir)}, ${options});
+const { exports, cache } = loadProgram(${JSON.stringify(outdir)}, ${options});
 for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get', 'ap-train1', 'ap-train2', '--json']]) {
-  const code = await main(argv);
+  const code = await exports.main(argv);
   if (code !== 0) {
     process.stderr.write('"hostctl ' + argv.join(' ') + '" exited with ' + code + '\\n');
     process.exit(1);
@@ -308,7 +284,7 @@ for (const argv of [['apps', 'list', '--json'], ['apps', 'list'], ['apps', 'get'
   await new Promise((resolve) => process.stdout.write(${JSON.stringify(END)}, resolve));
 }
 server.close();
-saveCache();
+writeFileSync(${JSON.stringify(join(outdir, 'hostctl.cjs.cache'))}, cache());
 `,
   );
   const [list, table, get] = program.split(END);
@@ -329,12 +305,12 @@ const ids = { apps: ['ap-train1', 'ap-train2'], environments: ['en-train1'] };
 // The IDs seen, kept per base URL (src/config/state.ts); nothing is sent to it.
 process.env.HOSTCTL_BASE_URL = 'http://127.0.0.1:9/v1';
 writeFileSync(process.env.HOSTCTL_CONFIG_DIR + '/state.json', JSON.stringify({ ids: { [process.env.HOSTCTL_BASE_URL]: ids } }));
-const { completeMain, saveCache } = loadCompletion(${JSON.stringify(outdir)}, ${options});
+const { exports, cache } = loadCompletion(${JSON.stringify(outdir)}, ${options});
 for (const words of [['apps', 'get', ''], [''], ['apps', 'list', '--'], ['--output', ''], ['config', 'set', ''], ['--profile', '']]) {
-  await completeMain(words);
+  await exports.completeMain(words);
   writeSync(1, ${JSON.stringify(END)});
 }
-saveCache();
+writeFileSync(${JSON.stringify(join(outdir, 'complete.cjs.cache'))}, cache());
 `,
   );
   const [ids, nouns] = completion.split(END);
@@ -378,14 +354,14 @@ function train(bundle, script) {
 }
 
 try {
-  const facts = await programFacts();
+  const completion = await completionTree();
   const define = {
     __HOSTCTL_VERSION__: JSON.stringify(pkg.version),
     // As JSON text, so that the check for it folds to a constant and the fallback, which
     // reads the tree off commander at run time, drops out of the bundle.
-    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(facts.completion)),
+    __HOSTCTL_COMPLETION_SPEC__: JSON.stringify(JSON.stringify(completion)),
   };
-  await buildProgram(define, facts.startup);
+  await buildProgram(define);
   await buildCompletion(define);
   trainCodeCaches();
 } catch (err) {

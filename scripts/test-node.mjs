@@ -6,8 +6,7 @@
 // That Node goes first on PATH, so the build, vitest, and every `node` and
 // process.execPath the tests start are that Node. What runs under it (STEPS):
 //   1. `npm run build`: the V8 code caches in dist/ are per V8 version; a Node that
-//      rejects them still works (bin/hostctl.js compiles from the source and saves a fresh
-//      cache), but the start-up tests check that the shipped cache is used as it is.
+//      rejects them still works (bin/hostctl.js compiles from the source), only slower.
 //   2. vitest, without test/e2e/sea.test.ts: the single-file executable embeds Node 24
 //      whichever Node builds or tests it, and `npm run test:ci` builds and tests it once
 //      (the build of step 1 replaces dist/, the executable with it).

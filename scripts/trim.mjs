@@ -94,9 +94,8 @@ export function checkSlimIndex(dir = undiciDir) {
  * Built-in modules that a module requires when it loads but that hostctl's commands
  * seldom or never use: commander's child_process (executable subcommands), undici's http2
  * (hostctl speaks HTTP/1.1) and assert (called only to check invariants), and node:crypto,
- * which only walks over pages, the response cache and `docs` hash with (bin/hostctl.js
- * loads it before its V8 flag for those, which keeps Node's own code cache for it usable;
- * the token's fingerprint is @noble/hashes). Each costs
+ * which only walks over pages, the response cache and `docs` hash with (the token's
+ * fingerprint is @noble/hashes). Each costs
  * milliseconds on every run. The stand-in loads the real module on first use; `eager`
  * holds what a dependency reads while loading. `own` lists the functions hostctl's own
  * modules import from it, for their stand-in (an ES module: esbuild's interop would copy
@@ -134,8 +133,7 @@ function lazyOwnBuiltin(name, functions) {
  * undici's HTTP parser is WebAssembly, shipped as base64 in JavaScript (two builds, one
  * with SIMD): 145 KB of text that every command would read and V8 would keep in the code
  * cache. It goes to chunks/ beside the bundle (dist/chunks/llhttp_simd-wasm.wasm and
- * llhttp-wasm.wasm) as binary, read when the first connection is made. bin/hostctl.js
- * compiles the same file ahead, by that name (precompileParser).
+ * llhttp-wasm.wasm) as binary, read when the first connection is made.
  */
 function writeWasm(path, name, outdir) {
   const bytes = createRequire(import.meta.url)(path);
@@ -173,12 +171,12 @@ const UNDICI_PATCHES = [
  * require(): the loader runs the bundle as a script, which has require() but no import()
  * of its own. Each is checked against the undici being bundled (checkSlimIndex, and at the
  * end every patch applied and the parser written): a mismatch fails the build, saying
- * what to look at. `found.parser` gets the parser's file names in chunks/ ({ simd, plain }),
- * and `found.stale` what the end of the build found stale, which esbuild does not print.
+ * what to look at. `found.stale` gets what the end of the build found stale, which esbuild
+ * does not print.
  */
 export function trimDependencies(outdir, found = {}) {
-  // The parser's files that writeWasm wrote into chunks/, for the loader (scripts/build.mjs).
-  const parser = (found.parser = {});
+  // The parser's files that writeWasm wrote into chunks/, checked at the end of the build.
+  const parser = {};
   return {
     name: 'trim-dependencies',
     setup(b) {

@@ -12,7 +12,6 @@ import { oneLine } from './output/sanitize.js';
 import { emptyOptionError } from './config/resolve.js';
 import { HostctlCommand, TEACHING_HELP } from './help/command.js';
 import { addGlobalOptions } from './global-options.js';
-import { hashes, sendsNothing } from './help/startup.js';
 import { bindRuntime } from './commands/define.js';
 import { resourceCommand } from './commands/resource.js';
 import { RESOURCES } from './resources.js';
@@ -36,30 +35,28 @@ interface Branch {
 }
 
 const named = (name: string, build: () => CommandUnknownOpts): Branch => ({ names: [name], build });
-/** A command that never sends a request nor needs the token's fingerprint (src/help/startup.ts). */
-const local = (name: string, build: () => CommandUnknownOpts): Branch => named(name, () => sendsNothing(build()));
 
 /** The top-level commands, in the order --help lists them. */
 const BRANCHES: readonly Branch[] = [
   named('auth', authCommand),
   ...RESOURCES.map((r) => ({ names: [r.name, ...r.aliases], build: () => resourceCommand(r) })),
   named('api', apiCommand),
-  named('docs', () => hashes(docsCommand())),
+  named('docs', docsCommand),
   named('rate-limit', rateLimitCommand),
-  local('cache', cacheCommand),
-  local('config', configCommand),
-  local('completion', completionCommand),
+  named('cache', cacheCommand),
+  named('config', configCommand),
+  named('completion', completionCommand),
   named('sandbox', sandboxCommand),
-  named('mcp', () => hashes(mcpCommand())),
-  local('version', versionCommand),
-  local('commands', () =>
+  named('mcp', mcpCommand),
+  named('version', versionCommand),
+  named('commands', () =>
     commandsCommand(async () => {
       const { sandboxProgram, SANDBOX_EXAMPLES } = await import('./sandbox/main.js');
       // The same class at run time; only its typings (commander's own) differ.
       return { program: sandboxProgram() as unknown as CommandUnknownOpts, examples: SANDBOX_EXAMPLES };
     }),
   ),
-  local('help', helpCommand),
+  named('help', helpCommand),
 ];
 
 /**

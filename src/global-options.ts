@@ -5,7 +5,6 @@
 import { Option, type Command } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS } from './config/config.js';
 import { completes } from './help/hints.js';
-import { hashes, sendsNothing } from './help/startup.js';
 
 export function addGlobalOptions(program: Command) {
   return program
@@ -18,11 +17,11 @@ export function addGlobalOptions(program: Command) {
     .option('-R, --rate-limit', 'after the command, print the rate-limit state to stderr')
     .option('--no-wait', 'on 429 exit 5 at once instead of waiting')
     .option('--max-wait <seconds>', 'longest total wait for the rate limit (default 120)')
-    .addOption(hashes(new Option('--cache <duration>', 'accept answers up to this old from the local cache, e.g. 10m (env: HOSTCTL_CACHE)'), ['HOSTCTL_CACHE']))
+    .addOption(new Option('--cache <duration>', 'accept answers up to this old from the local cache, e.g. 10m (env: HOSTCTL_CACHE)'))
     .option('--retries <n>', 'resends of a GET after 502/503/504 or a dropped connection (default 2)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('-v, --verbose', 'log each HTTP exchange to stderr (token redacted)')
-    .addOption(sendsNothing(new Option('--dry-run', 'print the requests the command would send (token masked), and send none')))
+    .addOption(new Option('--dry-run', 'print the requests the command would send (token masked), and send none'))
     .option('-q, --quiet', 'no spinner, no notes')
     .option('--no-color', 'no colour (also NO_COLOR)');
 }

@@ -18,7 +18,6 @@ import { oneLine, sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/printer.js';
 import { isRecord } from '../json/narrow.js';
 import { completes } from '../help/hints.js';
-import { hashes } from '../help/startup.js';
 import { collect, command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
 export function apiCommand(): CommandUnknownOpts {
@@ -54,7 +53,7 @@ function apiDefinition() {
     .addOption(completes(new Option('--input <file>', 'the request body from a file, or - for stdin'), 'files'))
     .option('-H, --header <"Name: value">', 'add a request header (repeatable)', collect, [] as string[])
     .option('-i, --include', 'print the status line and headers before the body')
-    .addOption(hashes(new Option('--paginate', 'follow next pages and concatenate the arrays')));
+    .addOption(new Option('--paginate', 'follow next pages and concatenate the arrays'));
 }
 
 export type ApiOptions = OptionsOf<typeof apiDefinition>;

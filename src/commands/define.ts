@@ -5,8 +5,9 @@
 // options (@commander-js/extra-typings): a misspelt option fails `tsc`.
 //
 // Start-up: cli.ts imports every command file, so a file imports at its top only what
-// start-up loads anyway (test/unit/commands-startup.test.ts holds the list); what its run
-// needs beyond that, the run imports with import(), which the bundle defers until then.
+// start-up loads anyway; what its run needs beyond that (printers, the HTTP client, the
+// keychain, config writes, node:child_process), the run imports with import(), which the
+// bundle defers until then (test/e2e/startup.test.ts runs commands without the chunks).
 
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { Context, type GlobalOptions } from '../context.js';

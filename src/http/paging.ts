@@ -8,7 +8,6 @@ import { ApiError } from '../errors.js';
 import { appendQuery, setQueryParam, type ApiRequest, type ApiResponse, type HttpClient } from './client.js';
 import { oneLine } from '../output/sanitize.js';
 import { isRecord } from '../json/narrow.js';
-import { youngCap } from './young.js';
 
 /** A bound on any walk, against a server that never stops sending next pages. */
 const MAX_PAGES = 10_000;
@@ -189,64 +188,57 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
   // Every item the server sent (count stops at --limit), against the total it names.
   let served = 0;
 
-  // A long walk keeps V8's young generation small (young.ts).
-  const heap = walk ? youngCap() : undefined;
-  try {
-    for (;;) {
-      if (pages >= MAX_PAGES) {
-        throw new ApiError(
-          `The API kept naming further pages after ${MAX_PAGES}; hostctl stopped there, so the output is incomplete.`,
-          'Use --limit N or --page N to fetch a part of the collection.',
+  for (;;) {
+    if (pages >= MAX_PAGES) {
+      throw new ApiError(
+        `The API kept naming further pages after ${MAX_PAGES}; hostctl stopped there, so the output is incomplete.`,
+        'Use --limit N or --page N to fetch a part of the collection.',
+      );
+    }
+    const res = await client.request(current);
+    opts.onResponse?.(res);
+    const body = res.json();
+    // Only --all needs every page: elsewhere a next link that cannot be followed is ignored.
+    const { items, next } = pageOf(body, res.headers, res.url, { strict: opts.all === true });
+    // A page of the shape a list has: the cache may keep it.
+    res.keep();
+    pages++;
+
+    const numbered = !linked && next === undefined && Array.isArray(body);
+    if (numbered && pages > 1) {
+      const sig = signature(res.text);
+      if (items.length > 0 && (sig === firstSig || sig === lastSig)) {
+        client.options.io.warn(
+          `the API sent the same items for page ${pageNo} as for an earlier page; it seems to ignore ?page=, so hostctl stopped there.`,
         );
-      }
-      const res = await client.request(current);
-      opts.onResponse?.(res);
-      const body = res.json();
-      // Only --all needs every page: elsewhere a next link that cannot be followed is ignored.
-      const { items, next } = pageOf(body, res.headers, res.url, { strict: opts.all === true });
-      // A page of the shape a list has: the cache may keep it.
-      res.keep();
-      pages++;
-
-      const numbered = !linked && next === undefined && Array.isArray(body);
-      if (numbered && pages > 1) {
-        const sig = signature(res.text);
-        if (items.length > 0 && (sig === firstSig || sig === lastSig)) {
-          client.options.io.warn(
-            `the API sent the same items for page ${pageNo} as for an earlier page; it seems to ignore ?page=, so hostctl stopped there.`,
-          );
-          return;
-        }
-        lastSig = sig;
-      } else if (numbered) {
-        firstLength = items.length;
-        // Only a walk compares pages; a first page alone needs no digest (nor node:crypto).
-        if (walk) firstSig = lastSig = signature(res.text);
-      }
-
-      const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;
-      count += kept.length;
-      served += items.length;
-      opts.onPage?.(pages, count, { next: next !== undefined, full: numbered && items.length > 0, total: totalOf(body, res.headers) });
-      if (kept.length > 0 || pages === 1) yield kept;
-      heap?.check();
-
-      if (!walk || (limit !== undefined && count >= limit)) return;
-      if (isLastPage(body, res.headers, res.url, served)) return;
-      if (next) {
-        linked = true;
-        if (visited.has(next.href)) return;
-        visited.add(next.href);
-        current = { ...req, path: next.href, query: undefined };
-      } else if (numbered) {
-        if (items.length === 0 || items.length < firstLength) return;
-        pageNo++;
-        current = { ...req, path: setQueryParam(firstUrl, 'page', String(pageNo)).href, query: undefined };
-      } else {
         return;
       }
+      lastSig = sig;
+    } else if (numbered) {
+      firstLength = items.length;
+      // Only a walk compares pages; a first page alone needs no digest (nor node:crypto).
+      if (walk) firstSig = lastSig = signature(res.text);
     }
-  } finally {
-    heap?.release();
+
+    const kept = limit !== undefined && count + items.length > limit ? items.slice(0, limit - count) : items;
+    count += kept.length;
+    served += items.length;
+    opts.onPage?.(pages, count, { next: next !== undefined, full: numbered && items.length > 0, total: totalOf(body, res.headers) });
+    if (kept.length > 0 || pages === 1) yield kept;
+
+    if (!walk || (limit !== undefined && count >= limit)) return;
+    if (isLastPage(body, res.headers, res.url, served)) return;
+    if (next) {
+      linked = true;
+      if (visited.has(next.href)) return;
+      visited.add(next.href);
+      current = { ...req, path: next.href, query: undefined };
+    } else if (numbered) {
+      if (items.length === 0 || items.length < firstLength) return;
+      pageNo++;
+      current = { ...req, path: setQueryParam(firstUrl, 'page', String(pageNo)).href, query: undefined };
+    } else {
+      return;
+    }
   }
 }

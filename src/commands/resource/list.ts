@@ -7,7 +7,6 @@ import { UsageError } from '../../errors.js';
 import { findResource, type Resource } from '../../resources.js';
 import { publicIdOf } from '../../json/narrow.js';
 import { completes } from '../../help/hints.js';
-import { hashes } from '../../help/startup.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
@@ -32,8 +31,8 @@ function listDefinition(r: Resource) {
       ...(firstRelation ? [`hostctl ${r.name} list --${firstRelation.flag} ${findResource(firstRelation.target)?.prefix ?? ''}…`] : []),
     ])
     .seeAlso(['formatting', 'rate-limit'])
-    .addOption(hashes(new Option('--limit <n>', 'stop after N objects')))
-    .addOption(hashes(new Option('--all', 'walk every page')))
+    .addOption(new Option('--limit <n>', 'stop after N objects'))
+    .addOption(new Option('--all', 'walk every page'))
     .option('--page <n>', 'show page N (from 1)')
     .option('--watch', WATCH)
     .option('--interval <duration>', WATCH_INTERVAL);
