@@ -197,6 +197,21 @@ describe('the user guides whose snippets change the machine', () => {
     }
   });
 
+  it.skipIf(missingHere('the fleet recipe test', ['redis-server', 'redis-cli']).length > 0)('docs/fleet.md: the local recipe shares the budget through a redis-server, which holds no token', async () => {
+    const r = await follow('docs/fleet.md', env());
+    try {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.runnable.length).toBeGreaterThanOrEqual(2);
+      expect(r.stdout).toMatch(/"store": "redis",\s+"where": "127\.0\.0\.1:6390"/);
+      expect(r.stdout).toMatch(/^hostctl:\{[0-9a-f]{64}\}:budget$/m);
+      expect(r.stdout).not.toContain(sandbox.token);
+      expect(r.stderr).not.toContain('warning');
+      expect(readFileSync(join(r.home, '.config', 'hostctl', 'config.json'), 'utf8')).toContain('rediss://:PASSWORD@redis.example.com:6379/0');
+    } finally {
+      r.cleanup();
+    }
+  });
+
   const keyringParts = missingHere('the keychain recipe tests', ['dbus-run-session', 'gnome-keyring-daemon']);
 
   it.skipIf(keyringParts.length > 0)('docs/authentication.md: the headless keychain recipe stores the token in a keyring it creates', async () => {
