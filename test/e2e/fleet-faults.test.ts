@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
 import { redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
 import { reply, startFakeRedis, type FakeRedisOptions } from '../support/resp-server.js';
+import { machineEnv } from '../support/fleet.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet fault tests: ${skip}`);
@@ -37,7 +38,7 @@ afterAll(async () => {
 function machine(env: Record<string, string>): Record<string, string> {
   const dir = tmpDir('hostctl-fleet-faults-');
   dirs.push(dir);
-  return { ...env, HOSTCTL_CONFIG_DIR: `${dir.path}/config`, HOME: `${dir.path}/home`, XDG_CONFIG_HOME: `${dir.path}/xdg-config`, XDG_CACHE_HOME: `${dir.path}/xdg-cache`, XDG_STATE_HOME: `${dir.path}/xdg-state` };
+  return machineEnv(dir.path, env);
 }
 
 const warnings = (r: RunResult) => r.stderr.match(/warning:/g)?.length ?? 0;
