@@ -4,7 +4,7 @@
 
 import { Option, type Command } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS } from './config/config.js';
-import { completes } from './help/hints.js';
+import { completes } from './commands/hints.js';
 
 export function addGlobalOptions(program: Command) {
   return program

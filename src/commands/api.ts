@@ -17,7 +17,7 @@ import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } fro
 import { oneLine, sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/printer.js';
 import { isRecord } from '../json/narrow.js';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { collect, command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
 export function apiCommand(): CommandUnknownOpts {

@@ -12,7 +12,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { Context, type GlobalOptions } from '../context.js';
 import type { Runtime } from '../runtime.js';
-import { HostctlCommand } from '../help/command.js';
+import { HostctlCommand } from './command.js';
 
 export { HostctlCommand };
 export type { CommandUnknownOpts };

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Resource } from '../../resources.js';
 import { publicIdOf } from '../../json/narrow.js';
-import { completes } from '../../help/hints.js';
+import { completes } from '../hints.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
@@ -91,7 +91,7 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
 
 /** --watch: the same pages (or the same walk) every round, past the response cache. */
 async function watchList(ctx: Context, http: HttpClient, resource: Resource, plan: ListPlan, interval: string | undefined): Promise<never> {
-  const [{ walkPages }, { watchRun }] = await Promise.all([import('../../http/paging.js'), import('../watch.js')]);
+  const [{ walkPages }, { watchRun }] = await Promise.all([import('../../http/paging.js'), import('./watch.js')]);
   const { limit, page, filter } = plan;
   let requests = 1;
   return watchRun(
