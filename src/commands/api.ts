@@ -311,8 +311,8 @@ function parseArguments(ctx: Context, path: string, o: ApiOptions): ApiArguments
 
   // `api` prints JSON unless a format is asked for on the command line, whatever the
   // terminal or the profile's default: scripts pipe it into jq.
-  const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
-  return { path, method, fields, headers, format, only: ctx.fields() };
+  const format: OutputFormat = ctx.opts.output ?? 'json';
+  return { path, method, fields, headers, format, only: ctx.opts.fields };
 }
 
 /** A request ready to send, and the client to send it with. */

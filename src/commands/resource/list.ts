@@ -81,7 +81,6 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
   if (filter && walked && page !== undefined) {
     throw new UsageError(`--page does not combine with --${filter.relation.flag}: the filter walks the whole collection.`, 'Use --limit N to stop early.');
   }
-  ctx.outputFormat(); // -o and --json agree, or a usage error before any request
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, 'list');
   const plan: ListPlan = { limit, page, all: opts.all === true, filter, walked, path: direct ?? resource.path };

@@ -136,7 +136,7 @@ async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts:
   const deadlineMs = opts.deadline === undefined ? DEFAULT_DEADLINE_MS : parseDuration(opts.deadline, '--deadline');
   const intervalMs = parseInterval(opts.interval, DEFAULT_INTERVAL_MS);
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
 
   const http = await ctx.http();
   const [{ createPrinter }, { pollInterval }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js')]);

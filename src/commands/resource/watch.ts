@@ -37,7 +37,7 @@ export interface WatchOptions {
 export async function watchRun(ctx: Context, resource: Resource, round: () => Promise<unknown[]>, opts: WatchOptions): Promise<never> {
   const intervalMs = parseInterval(opts.interval, DEFAULT_WATCH_INTERVAL_MS);
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   const http = await ctx.http();
   const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js'), import('./wait.js')]);
   const append = format === 'ndjson' || format === 'tsv';
