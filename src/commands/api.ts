@@ -10,8 +10,7 @@ import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { InStream } from '../runtime.js';
 import type { OutputFormat } from '../config/config.js';
-import { fromSandbox } from '../auth/advice.js';
-import { statusError, tooDeepError } from '../http/failures.js';
+import { tooDeepError } from '../http/failures.js';
 import { isJsonType } from '../http/media-type.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { oneLine, sanitize } from '../output/sanitize.js';
@@ -410,19 +409,8 @@ async function sendAndPrint(ctx: Context, { http, req, method, path }: ApiCall, 
   }
   head?.(res);
   await printBody(ctx.io, http, res, a.format, printer);
-  if (res.status < 200 || res.status > 299) {
-    throw statusError({
-      status: res.status,
-      statusText: res.statusText,
-      method,
-      url: res.url,
-      text: res.text,
-      contentType: res.headers['content-type'],
-      tokenSent: res.url.origin === http.options.baseUrl.origin,
-      unrecorded: res.status === 401 && !http.options.state.recorded(http.options.token.fingerprint),
-      sandbox: fromSandbox(res.headers),
-    });
-  }
+  const failed = http.errorFor(res);
+  if (failed) throw failed;
 }
 
 /** `-i`: the status line and headers, as curl -i and gh api -i show them, on stdout. */
