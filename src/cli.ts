@@ -10,10 +10,10 @@ import { flushSinks, guarded, openSinks, releaseSinks, secretsOf, type Secrets }
 import { processRuntime, type Runtime } from './runtime.js';
 import { oneLine } from './output/sanitize.js';
 import { emptyOptionError } from './config/resolve.js';
-import { HostctlCommand, TEACHING_HELP } from './help/command.js';
+import { HostctlCommand, TEACHING_HELP } from './commands/command.js';
 import { addGlobalOptions } from './global-options.js';
 import { bindRuntime } from './commands/define.js';
-import { resourceCommand } from './commands/resource.js';
+import { resourceCommand } from './commands/resource/resource.js';
 import { RESOURCES } from './resources.js';
 import { authCommand } from './commands/auth.js';
 import { apiCommand } from './commands/api.js';

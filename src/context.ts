@@ -1,16 +1,18 @@
 // The per-run context (gh's Factory): options, IO streams, config, profile, base URL,
 // token and HTTP client, each built on first use, so a command loads only what it needs.
+// It assembles: the global options come to it parsed (global-options.ts), and where a
+// setting falls through to the config (the output format, the cache, accessible output)
+// it weighs the two.
 
 import { IO } from './io.js';
-import { MAX_TIMER_MS, processRuntime, underCI, type Clock, type Runtime } from './runtime.js';
+import { processRuntime, underCI, type Clock, type Runtime } from './runtime.js';
 import { AuthError, UsageError } from './errors.js';
-import { readConfig, isOutputFormat, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
+import { readConfig, type ConfigData, type OutputFormat, type ProfileConfig } from './config/config.js';
 import { cacheDir, configDir, rejectedFallbackDirs, stateFile } from './config/paths.js';
 import { checkConfigDir } from './config/trust.js';
 import { parseBaseUrl } from './config/url.js';
 import { resolveBaseUrl, resolveProfileName, type BaseUrlSource, type ProfileInputs } from './config/resolve.js';
-import { oneLine } from './output/sanitize.js';
-import { parseDuration, parseSeconds } from './config/duration.js';
+import { parseDuration } from './config/duration.js';
 import { StateStore } from './config/state.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
@@ -21,8 +23,6 @@ import type { GlobalOptions } from './global-options.js';
 
 declare const __HOSTCTL_VERSION__: string;
 export const VERSION: string = typeof __HOSTCTL_VERSION__ === 'string' ? __HOSTCTL_VERSION__ : '0.0.0-dev';
-
-export type { GlobalOptions };
 
 export class Context {
   readonly io: IO;
@@ -44,15 +44,12 @@ export class Context {
     this.opts = opts;
     this.env = rt.env;
     this.clock = rt.clock;
-    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.json === true || opts.output === 'json' || opts.output === 'ndjson', accessible: () => this.accessible() });
+    this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.output === 'json' || opts.output === 'ndjson', accessible: () => this.accessible() });
   }
 
-  /** HOSTCTL_ACCESSIBLE (1 or 0), else the config's `accessible`. */
+  /** HOSTCTL_ACCESSIBLE, else the config's `accessible`. */
   accessible(): boolean {
-    const set = this.env.HOSTCTL_ACCESSIBLE;
-    if (set === '1' || set === '0') return set === '1';
-    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_ACCESSIBLE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_ACCESSIBLE=1 for accessible output, or unset it.');
-    return this.config().accessible === true;
+    return this.opts.accessible ?? this.config().accessible === true;
   }
 
   config(): ConfigData {
@@ -97,60 +94,19 @@ export class Context {
     return parseBaseUrl(src.url, src.origin);
   }
 
+  /** --json or -o, else the profile's `output`, else table on a terminal and tsv into a pipe. */
   outputFormat(): OutputFormat {
-    if (this.opts.json && this.opts.output !== undefined && this.opts.output !== 'json') {
-      throw new UsageError(`--json and -o ${this.opts.output} ask for two different formats.`, 'Give one of them.');
-    }
-    if (this.opts.json) return 'json';
-    if (this.opts.output !== undefined) {
-      if (!isOutputFormat(this.opts.output)) {
-        throw new UsageError(`Unknown output format "${this.opts.output}".`, 'Use -o table, json, ndjson or tsv.');
-      }
-      return this.opts.output;
-    }
-    const fromProfile = this.profile()?.output;
-    if (fromProfile) return fromProfile;
-    return this.io.stdoutIsTTY ? 'table' : 'tsv';
-  }
-
-  fields(): string[] | undefined {
-    if (this.opts.fields === undefined) return undefined;
-    const list = this.opts.fields.split(',').map((f) => f.trim()).filter(Boolean);
-    if (list.length === 0) throw new UsageError('--fields needs at least one field name.', 'For example: --fields publicId,name');
-    return list;
+    return this.opts.output ?? this.profile()?.output ?? (this.io.stdoutIsTTY ? 'table' : 'tsv');
   }
 
   /**
-   * Whole milliseconds (undici takes no fractions), at least 1, and at most the longest
-   * delay a Node timer takes (about 24.8 days): a longer timeout means "no timeout" in
-   * practice, and past that limit a timer would fire at once.
+   * --cache or HOSTCTL_CACHE, else the profile's `cache`: how old a cached answer may be
+   * (0: no cache). The config keeps the profile's as it was written, so it is read here.
    */
-  timeoutMs(): number {
-    const s = parseSeconds(this.opts.timeout, '--timeout', 30);
-    const ms = Math.round(s * 1000);
-    if (ms < 1) throw new UsageError(`--timeout must be at least 0.001 seconds, not "${this.opts.timeout}".`, 'For example: --timeout 30');
-    return Math.min(ms, MAX_TIMER_MS);
-  }
-
-  /** --retries, checked; undefined leaves the client's default (src/http/retry.ts). */
-  retries(): number | undefined {
-    const raw = this.opts.retries;
-    if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw) || Number(raw) > 10) {
-      throw new UsageError(`--retries takes a whole number from 0 to 10, not "${raw}".`, 'For example: --retries 3 (or --retries 0 to never resend).');
-    }
-    return Number(raw);
-  }
-
-  /** --cache, HOSTCTL_CACHE, profile `cache`: how old a cached answer may be (0: no cache). */
   cacheMaxAgeMs(): number {
-    const [raw, origin] =
-      this.opts.cache !== undefined
-        ? [this.opts.cache, '--cache']
-        : this.env.HOSTCTL_CACHE
-          ? [this.env.HOSTCTL_CACHE, 'HOSTCTL_CACHE']
-          : [this.profile()?.cache, `profile "${this.profileName()}" cache`];
-    return raw === undefined ? 0 : parseDuration(raw, origin);
+    if (this.opts.cacheMs !== undefined) return this.opts.cacheMs;
+    const fromProfile = this.profile()?.cache;
+    return fromProfile === undefined ? 0 : parseDuration(fromProfile, `profile "${this.profileName()}" cache`);
   }
 
   /**
@@ -160,15 +116,7 @@ export class Context {
    */
   interactive(): boolean {
     if (this.batch) return false;
-    const set = this.env.HOSTCTL_INTERACTIVE;
-    if (set === '1' || set === '0') return set === '1';
-    if (set !== undefined && set !== '') throw new UsageError(`HOSTCTL_INTERACTIVE takes 1 or 0, not "${oneLine(set, 40)}".`, 'Set HOSTCTL_INTERACTIVE=1 (a person waits) or 0 (a batch job), or unset it.');
-    return (this.io.stdoutIsTTY || this.io.stderrIsTTY) && !underCI(this.env);
-  }
-
-  /** Waits are slept in pieces (sleepChunked), so any finite --max-wait is safe. */
-  maxWaitMs(): number {
-    return parseSeconds(this.opts.maxWait, '--max-wait', 120) * 1000;
+    return this.opts.interactive ?? ((this.io.stdoutIsTTY || this.io.stderrIsTTY) && !underCI(this.env));
   }
 
   state(): StateStore {
@@ -230,7 +178,7 @@ export class Context {
     return (this.cachedHttp ??= (async () => {
       // Every setting is checked before the token is looked up, as before.
       this.clientSettings();
-      if (this.opts.dryRun === true) return this.httpWith(await this.dryRunToken(), { cache: false });
+      if (this.opts.dryRun) return this.httpWith(await this.dryRunToken(), { cache: false });
       return this.httpWith(await this.token(), { cache: true });
     })());
   }
@@ -272,16 +220,16 @@ export class Context {
       userAgent: `hostctl/${VERSION}`,
       timeoutMs,
       maxWaitMs,
-      wait: this.opts.wait !== false,
+      wait: this.opts.wait,
       retries,
       cache,
-      verbose: this.opts.verbose === true,
+      verbose: this.opts.verbose,
       state: this.state(),
       io: this.io,
       env: this.env,
       clock: this.clock,
       interactive,
-      dryRun: this.opts.dryRun === true,
+      dryRun: this.opts.dryRun,
       budgetStore,
     });
   }
@@ -293,7 +241,7 @@ export class Context {
    * not keep it from showing the request.
    */
   fleetStore(token: Token): Promise<RedisStore | undefined> {
-    if (this.opts.dryRun === true) return Promise.resolve(undefined);
+    if (this.opts.dryRun) return Promise.resolve(undefined);
     const profileUrl = this.profile()?.redisUrl;
     if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return Promise.resolve(undefined);
     const opened = this.fleets.get(token.fingerprint);
@@ -318,9 +266,9 @@ export class Context {
   private clientSettings() {
     return {
       baseUrl: this.baseUrl(),
-      timeoutMs: this.timeoutMs(),
-      maxWaitMs: this.maxWaitMs(),
-      retries: this.retries(),
+      timeoutMs: this.opts.timeoutMs,
+      maxWaitMs: this.opts.maxWaitMs,
+      retries: this.opts.retries,
       cacheMs: this.cacheMaxAgeMs(),
       interactive: this.interactive(),
     };

@@ -10,14 +10,13 @@ import type { ApiRequest, ApiResponse, HttpClient } from '../http/client.js';
 import type { IO } from '../io.js';
 import type { InStream } from '../runtime.js';
 import type { OutputFormat } from '../config/config.js';
-import { fromSandbox } from '../auth/advice.js';
-import { statusError, tooDeepError } from '../http/failures.js';
+import { tooDeepError } from '../http/failures.js';
 import { isJsonType } from '../http/media-type.js';
 import { JsonNumber, JsonTooDeepError, parseJson, setMember, stringifyJson } from '../output/json.js';
 import { oneLine, sanitize } from '../output/sanitize.js';
 import type { Printer } from '../output/printer.js';
 import { isRecord } from '../json/narrow.js';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { collect, command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
 
 export function apiCommand(): CommandUnknownOpts {
@@ -311,8 +310,8 @@ function parseArguments(ctx: Context, path: string, o: ApiOptions): ApiArguments
 
   // `api` prints JSON unless a format is asked for on the command line, whatever the
   // terminal or the profile's default: scripts pipe it into jq.
-  const format: OutputFormat = ctx.opts.json === true || ctx.opts.output !== undefined ? ctx.outputFormat() : 'json';
-  return { path, method, fields, headers, format, only: ctx.fields() };
+  const format: OutputFormat = ctx.opts.output ?? 'json';
+  return { path, method, fields, headers, format, only: ctx.opts.fields };
 }
 
 /** A request ready to send, and the client to send it with. */
@@ -410,19 +409,8 @@ async function sendAndPrint(ctx: Context, { http, req, method, path }: ApiCall, 
   }
   head?.(res);
   await printBody(ctx.io, http, res, a.format, printer);
-  if (res.status < 200 || res.status > 299) {
-    throw statusError({
-      status: res.status,
-      statusText: res.statusText,
-      method,
-      url: res.url,
-      text: res.text,
-      contentType: res.headers['content-type'],
-      tokenSent: res.url.origin === http.options.baseUrl.origin,
-      unrecorded: res.status === 401 && !http.options.state.recorded(http.options.token.fingerprint),
-      sandbox: fromSandbox(res.headers),
-    });
-  }
+  const failed = http.errorFor(res);
+  if (failed) throw failed;
 }
 
 /** `-i`: the status line and headers, as curl -i and gh api -i show them, on stdout. */

@@ -176,9 +176,6 @@ async function loginRun(ctx: Context, o: LoginOptions): Promise<void> {
   const [{ makeToken, preview, storageLabel }, { updateConfig }] = await Promise.all([import('../auth/token.js'), import('../config/store.js')]);
   const profile = checkProfileName(ctx.profileName());
   const baseUrl = ctx.baseUrl();
-  // Every flag is checked before the user is asked for the token.
-  ctx.timeoutMs();
-  ctx.maxWaitMs();
   const storage: Storage = o.insecureStorage ? 'file' : 'keychain';
   const previous = ctx.profile()?.storage;
 

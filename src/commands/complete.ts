@@ -1,6 +1,6 @@
 // The engine behind the shell scripts in completions/: `hostctl __complete <words…>`.
 // It walks the same commander tree that parses real commands, and a flag's value or an
-// argument completes by the hint its definition carries (src/help/hints.ts), so a new
+// argument completes by the hint its definition carries (src/commands/hints.ts), so a new
 // command or flag completes without touching this file. It runs on every Tab press, so it reads only the
 // config and state files: no request, no keychain, no HTTP or table modules, and in dist/
 // not even commander: the build reads the tree off the program once (completionSpec) and
@@ -21,7 +21,7 @@ import { resolveBaseUrl, type ProfileInputs } from '../config/resolve.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 import { HELP_TOPICS } from '../help/names.js';
-import { completionHint, type CompletionHint } from '../help/hints.js';
+import { completionHint, type CompletionHint } from './hints.js';
 
 export interface Candidate {
   value: string;
@@ -329,7 +329,7 @@ function argumentValues(walk: Walk, sources: Sources): Candidate[] {
   return typeof arg?.complete === 'object' && 'ids' in arg.complete ? values.filter((c) => !args.includes(c.value)) : values;
 }
 
-/** The candidates a definition's hint stands for (src/help/hints.ts). */
+/** The candidates a definition's hint stands for (src/commands/hints.ts). */
 function hintValues(hint: CompletionHint | undefined, walk: Walk, sources: Sources): Candidate[] | 'files' {
   if (hint === undefined) return [];
   if (typeof hint === 'object') {

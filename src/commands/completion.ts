@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../context.js';
 import { HostctlError, UsageError } from '../errors.js';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { command, withContext, type CommandUnknownOpts } from './define.js';
 
 export const SCRIPT_FILES: Readonly<Record<string, string>> = {

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import type { ConfigData } from '../config/config.js';
 import { configFile } from '../config/paths.js';
 import type { ConfigKey } from '../config/store.js';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { maskRedisUrl } from '../http/fleet.js';
 import { command, withContext, type HostctlCommand } from './define.js';
 

@@ -10,9 +10,10 @@
 // bundle defers until then (test/e2e/startup.test.ts runs commands without the chunks).
 
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { Context, type GlobalOptions } from '../context.js';
+import { Context } from '../context.js';
+import { parseGlobalOptions, type GlobalFlags } from '../global-options.js';
 import type { Runtime } from '../runtime.js';
-import { HostctlCommand } from '../help/command.js';
+import { HostctlCommand } from './command.js';
 
 export { HostctlCommand };
 export type { CommandUnknownOpts };
@@ -38,16 +39,18 @@ export function command(name: string): HostctlCommand {
 }
 
 /**
- * A command's action from its run: builds the run's Context (global options, the
- * program's runtime), runs, then saves state and prints -R. The run gets the command's
- * arguments as a tuple and its own options, both typed from the definition.
+ * A command's action from its run: parses the global options (a bad one is a usage error
+ * before the run starts, as a bad flag of commander's own is), builds the run's Context
+ * from them and the program's runtime, runs, then saves state and prints -R. The run gets
+ * the command's arguments as a tuple and its own options, both typed from the definition.
  */
 export function withContext<A extends unknown[], O>(
   run: (ctx: Context, args: A, opts: O) => Promise<void>,
 ): (...params: [...A, O, CommandUnknownOpts]) => Promise<void> {
   return async (...params) => {
     const cmd = params[params.length - 1] as CommandUnknownOpts;
-    const ctx = new Context(cmd.optsWithGlobals() as GlobalOptions, runtimeOf(cmd));
+    const rt = runtimeOf(cmd);
+    const ctx = new Context(parseGlobalOptions(cmd.optsWithGlobals() as GlobalFlags, rt.env), rt);
     let succeeded = false;
     try {
       await run(ctx, params.slice(0, -2) as A, params[params.length - 2] as O);

@@ -66,7 +66,7 @@ async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
 
 async function listOperations(ctx: Context, refresh: boolean): Promise<void> {
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   // Before the request: a bad --jq is a usage error with nothing sent.
   const { createPrinter } = await import('../output/format.js');
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'], jq: ctx.opts.jq });
@@ -88,7 +88,7 @@ export function toRow(op: Operation): OperationRow {
  */
 async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   const { diffReferences, refreshReference } = await import('../reference/reference.js');
   const { readKept } = await import('../reference/store.js');
   const { createPrinter } = await import('../output/format.js');

@@ -3,7 +3,7 @@
 
 import { Argument } from '@commander-js/extra-typings';
 import { UsageError } from '../errors.js';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { wrapText } from '../help/wrap.js';
 import { command, type CommandUnknownOpts } from './define.js';
 

@@ -55,7 +55,7 @@ function ago(ms: number): string {
 
 async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   // token(), not resolveToken(): a token the API rejected is refused here as everywhere,
   // and -R then reads the same state this command shows.
   try {
@@ -136,7 +136,7 @@ async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
  */
 async function storedRatesRun(ctx: Context, why: AuthError): Promise<void> {
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   const { createPrinter } = await import('../output/format.js');
   const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['token', 'limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
   const { allRates } = await import('../http/budget.js');

@@ -5,7 +5,7 @@
 
 import type { Command as SandboxProgram } from 'commander';
 import type { Argument, CommandUnknownOpts as Command, Help, Option } from '@commander-js/extra-typings';
-import { HostctlCommand, commandPath, manPageName } from './command.js';
+import { HostctlCommand, commandPath, manPageName } from '../commands/command.js';
 import { HELP_TOPICS } from './names.js';
 import { TOPIC_TEXT } from './topics.js';
 

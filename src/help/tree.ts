@@ -4,7 +4,7 @@
 // Loaded only by `hostctl commands`.
 
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
-import { HostctlCommand, commandPath } from './command.js';
+import { HostctlCommand, commandPath } from '../commands/command.js';
 
 export interface FlagData {
   /** The long form, `--limit`; a flag with a short form only has that here. */

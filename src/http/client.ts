@@ -19,7 +19,7 @@ import { JsonTooDeepError, parseJson } from '../output/json.js';
 import { tooDeepError } from './failures.js';
 import { isHtmlType, isJsonType, mediaType } from './media-type.js';
 import { oneLine } from '../output/sanitize.js';
-import { statusErrors, statusText } from './status.js';
+import { errorForStatus, statusErrors, statusText } from './status.js';
 import { redirects, resolveUrl } from './origin.js';
 import { wait429 } from './wait429.js';
 import { bearer } from './bearer.js';
@@ -90,6 +90,8 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number;
   statusText: string;
+  /** The method of the request that got this answer: after a 303, GET. */
+  method: string;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   /** The final URL, after redirects. */
@@ -275,6 +277,15 @@ export class HttpClient {
     return makeResponse(answer, answer.method ?? first.method, answer.url ?? first.url);
   }
 
+  /**
+   * The error an answer's status means (undefined for a 2xx), as every request not sent
+   * with acceptAnyStatus ends with it: `hostctl api` prints the body first, then this.
+   */
+  errorFor(res: ApiResponse): HostctlError | undefined {
+    const { baseUrl, state, token } = this.options;
+    return errorForStatus(res, { origin: baseUrl.origin, recorded: () => state.recorded(token.fingerprint) });
+  }
+
   /** Writes what the budget folded for later (the others, and -R, read it). */
   async settle(): Promise<void> {
     await this.budget.flush();
@@ -368,6 +379,7 @@ function makeResponse(res: Answer, method: string, url: URL): ApiResponse {
   return {
     status: res.status,
     statusText: statusText(res.status),
+    method,
     headers: res.headers,
     url,
     text: res.text,

@@ -274,7 +274,7 @@ export class Tools {
     }
     const filter = relation ? { relation, id: String(a[relation.flag]) } : undefined;
     const target = relation ? findResource(relation.target) : undefined;
-    const { checkIds } = await import('../commands/by-id.js');
+    const { checkIds } = await import('../commands/resource/by-id.js');
     if (target && filter) checkIds(target, [filter.id]);
     const filterKey = filter ? `${filter.relation.flag}=${filter.id}` : null;
     const baseUrl = this.ctx.baseUrl();
@@ -332,7 +332,7 @@ export class Tools {
 
   private async getObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const { checkIds, fetchByIds } = await import('../commands/by-id.js');
+    const { checkIds, fetchByIds } = await import('../commands/resource/by-id.js');
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
     const http = (await this.ctx.http()).forCall(call.signal);
@@ -363,7 +363,7 @@ export class Tools {
 
   private async waitFor(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const [{ checkIds, fetchByIds }, { parseCondition, pollUntil, POLL_SHARE, DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, describe: describeCondition }, { parseDuration }] = await Promise.all([import('../commands/by-id.js'), import('../commands/wait.js'), import('../config/duration.js')]);
+    const [{ checkIds, fetchByIds }, { parseCondition, pollUntil, POLL_SHARE, DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, describe: describeCondition }, { parseDuration }] = await Promise.all([import('../commands/resource/by-id.js'), import('../commands/resource/wait.js'), import('../config/duration.js')]);
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
     const conditions = (a.for as string[]).map(parseCondition);

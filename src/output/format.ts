@@ -36,9 +36,8 @@ export async function createPrinter(opts: PrinterOptions): Promise<Printer> {
 /** What a command needs of its context to print through this layer. */
 export interface OutputContext {
   io: IO;
-  opts: { json?: boolean; output?: string; fields?: string; jq?: string };
+  opts: { output?: OutputFormat; fields?: string[]; jq?: string };
   outputFormat(): OutputFormat;
-  fields(): string[] | undefined;
 }
 
 /**
@@ -48,7 +47,7 @@ export interface OutputContext {
  * --jq sends nothing.
  */
 export async function dataPrinter(ctx: OutputContext, columns?: readonly string[]): Promise<Printer | undefined> {
-  const { json, output, fields, jq } = ctx.opts;
-  if (json !== true && output === undefined && fields === undefined && jq === undefined) return undefined;
-  return createPrinter({ io: ctx.io, format: ctx.outputFormat(), fields: ctx.fields(), columns, jq });
+  const { output, fields, jq } = ctx.opts;
+  if (output === undefined && fields === undefined && jq === undefined) return undefined;
+  return createPrinter({ io: ctx.io, format: ctx.outputFormat(), fields, columns, jq });
 }

@@ -55,7 +55,7 @@ export function sandboxProgram(out: Writable = process.stdout): Command {
     .option('--no-color', 'no colour (the sandbox writes none)')
     .helpOption('-h, --help', 'show this help')
     .configureHelp({
-      // As the client's help does (src/help/command.ts): on a terminal too narrow for two
+      // As the client's help does (src/commands/command.ts): on a terminal too narrow for two
       // columns, each description goes under its option, wrapped.
       formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
         const width = this.helpWidth ?? 80;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import { complete, completionSpec, linkSpec, type CommandSpec } from '../../src/commands/complete.js';
 import { command } from '../../src/commands/define.js';
-import { completes } from '../../src/help/hints.js';
+import { completes } from '../../src/commands/hints.js';
 
 const values = (r: ReturnType<typeof complete>) => (r === 'files' ? r : r.map((c) => c.value));
 

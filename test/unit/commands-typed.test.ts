@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { command, type OptionsOf } from '../../src/commands/define.js';
-import { addGlobalOptions, type GlobalOptions } from '../../src/global-options.js';
+import { addGlobalOptions, type GlobalFlags } from '../../src/global-options.js';
 
 function definition() {
   return command('things').option('--limit <n>', 'stop after N').option('--all', 'every page');
@@ -23,7 +23,7 @@ describe('typed options', () => {
   it('the global options are typed from their definitions too, and commander hands a run those values', () => {
     const program = addGlobalOptions(command('hostctl'));
     program.parse(['-o', 'json', '--no-wait', '--max-wait', '5', '-R'], { from: 'user' });
-    const opts: GlobalOptions = program.opts();
+    const opts: GlobalFlags = program.opts();
     expect(opts).toEqual({ output: 'json', wait: false, maxWait: '5', rateLimit: true, color: true });
   });
 
@@ -31,9 +31,9 @@ describe('typed options', () => {
     // Checked by `npm run typecheck` (the @ts-expect-error lines fail it if the typing goes
     // loose); at run time these are only objects, so the test asserts nothing more here.
     // @ts-expect-error: -o takes only the formats its choices list
-    const bad: GlobalOptions = { output: 'xml' };
+    const bad: GlobalFlags = { output: 'xml' };
     // @ts-expect-error: there is no --verbos
-    const typo: GlobalOptions = { verbos: true };
+    const typo: GlobalFlags = { verbos: true };
     void [bad, typo];
   });
 });

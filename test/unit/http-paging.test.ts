@@ -371,6 +371,7 @@ describe('walkPages', () => {
       const res: ApiResponse = {
         status: 200,
         statusText: 'OK',
+        method: 'GET',
         headers: n <= 10_000 ? { link: `</v1/apps?cursor=${n + 1}>; rel="next"` } : {},
         url,
         text: `[${n}]`,

@@ -153,12 +153,11 @@ describe('dataPrinter', () => {
     io: fakeIO().io,
     opts,
     outputFormat: () => 'json',
-    fields: () => (opts.fields === undefined ? undefined : opts.fields.split(',')),
   });
 
   it('gives a printer for -o alone and for --fields alone, and none when nothing asks for data', async () => {
     expect(await dataPrinter(ctx({ output: 'json' }))).toBeDefined();
-    expect(await dataPrinter(ctx({ fields: 'publicId' }))).toBeDefined();
+    expect(await dataPrinter(ctx({ fields: ['publicId'] }))).toBeDefined();
     expect(await dataPrinter(ctx({}))).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import type { Resource } from '../../resources.js';
-import { batchIds, checkIds, fetchByIds, idHint, idsArgument } from '../by-id.js';
+import { batchIds, checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import { printerFor } from './printer.js';
 import { Seen } from './seen.js';
@@ -34,7 +34,7 @@ async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: 
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, rawIds.length === 1 ? 'single' : 'list');
   if (opts.watch) {
-    const { watchRun } = await import('../watch.js');
+    const { watchRun } = await import('./watch.js');
     return watchRun(ctx, resource, async () => {
       const found = await fetchByIds(http, resource, ids, true);
       return ids.map((id) => found.get(id)).filter((item) => item !== undefined);

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Resource } from '../../resources.js';
 import { publicIdOf } from '../../json/narrow.js';
-import { completes } from '../../help/hints.js';
+import { completes } from '../hints.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
@@ -81,7 +81,6 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
   if (filter && walked && page !== undefined) {
     throw new UsageError(`--page does not combine with --${filter.relation.flag}: the filter walks the whole collection.`, 'Use --limit N to stop early.');
   }
-  ctx.outputFormat(); // -o and --json agree, or a usage error before any request
   const http = await ctx.http();
   const printer = await printerFor(ctx, resource, 'list');
   const plan: ListPlan = { limit, page, all: opts.all === true, filter, walked, path: direct ?? resource.path };
@@ -91,7 +90,7 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
 
 /** --watch: the same pages (or the same walk) every round, past the response cache. */
 async function watchList(ctx: Context, http: HttpClient, resource: Resource, plan: ListPlan, interval: string | undefined): Promise<never> {
-  const [{ walkPages }, { watchRun }] = await Promise.all([import('../../http/paging.js'), import('../watch.js')]);
+  const [{ walkPages }, { watchRun }] = await Promise.all([import('../../http/paging.js'), import('./watch.js')]);
   const { limit, page, filter } = plan;
   let requests = 1;
   return watchRun(

@@ -17,7 +17,7 @@ export async function printerFor(ctx: Context, resource: Resource, shape: 'list'
   return createPrinter({
     io: ctx.io,
     format,
-    fields: ctx.fields(),
+    fields: ctx.opts.fields,
     // tsv writes exactly these, present or not; the table shows those present.
     columns: ['publicId', ...resource.columns],
     jq: ctx.opts.jq,

@@ -5,7 +5,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Relation, type Resource } from '../../resources.js';
-import { checkIds } from '../by-id.js';
+import { checkIds } from './by-id.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
 import type { FilterCost } from './filter-cost.js';

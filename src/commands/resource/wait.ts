@@ -7,16 +7,16 @@
 // before the one request that would tell is no answer either.
 
 import { Option } from '@commander-js/extra-typings';
-import type { Context } from '../context.js';
-import { parseDuration, parseInterval } from '../config/duration.js';
-import { DeadlineError, NotFoundError, UsageError } from '../errors.js';
-import { completes } from '../help/hints.js';
-import type { Resource } from '../resources.js';
+import type { Context } from '../../context.js';
+import { parseDuration, parseInterval } from '../../config/duration.js';
+import { DeadlineError, NotFoundError, UsageError } from '../../errors.js';
+import { completes } from '../hints.js';
+import type { Resource } from '../../resources.js';
 import { checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
-import { collect, command, withContext, type OptionsOf } from './define.js';
-import { fieldValue } from '../output/fields.js';
-import { stringifyJson } from '../output/json.js';
-import { oneLine } from '../output/sanitize.js';
+import { collect, command, withContext, type OptionsOf } from '../define.js';
+import { fieldValue } from '../../output/fields.js';
+import { stringifyJson } from '../../output/json.js';
+import { oneLine } from '../../output/sanitize.js';
 
 function waitDefinition(r: Resource) {
   return command('wait')
@@ -136,10 +136,10 @@ async function waitRun(ctx: Context, resource: Resource, rawIds: string[], opts:
   const deadlineMs = opts.deadline === undefined ? DEFAULT_DEADLINE_MS : parseDuration(opts.deadline, '--deadline');
   const intervalMs = parseInterval(opts.interval, DEFAULT_INTERVAL_MS);
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
 
   const http = await ctx.http();
-  const [{ createPrinter }, { pollInterval }] = await Promise.all([import('../output/format.js'), import('../http/budget.js')]);
+  const [{ createPrinter }, { pollInterval }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js')]);
   const spinner = await ctx.io.spinner(`Waiting for ${ids.length === 1 ? resource.singular : `${ids.length} ${resource.name}`} to meet ${conditions.map(describe).join(' and ')}…`);
   let result: PollResult;
   try {

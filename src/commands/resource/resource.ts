@@ -1,14 +1,15 @@
 // `hostctl <resource> list|get|wait` for every resource in the table (src/resources.ts):
 // one definition and one implementation, seven resources, and the relation filters
-// (`environments list --app ap-…`) the table declares. The verbs are in resource/
-// (list.ts, get.ts; relations.ts the filters, seen.ts what the state keeps) and wait.ts.
+// (`environments list --app ap-…`) the table declares. The verbs are beside it (list.ts,
+// get.ts, wait.ts; watch.ts the run of --watch, by-id.ts what get, wait and watch share,
+// relations.ts the filters, seen.ts what the state keeps).
 
-import type { Resource } from '../resources.js';
+import type { Resource } from '../../resources.js';
 import { idHint } from './by-id.js';
 import { waitCommand } from './wait.js';
-import { command, type HostctlCommand } from './define.js';
-import { getCommand } from './resource/get.js';
-import { listCommand } from './resource/list.js';
+import { command, type HostctlCommand } from '../define.js';
+import { getCommand } from './get.js';
+import { listCommand } from './list.js';
 
 /** `hostctl <resource>` and its verbs, for one resource of the table. */
 export function resourceCommand(r: Resource): HostctlCommand {

@@ -6,8 +6,8 @@
 // and where to read more, under every command.
 
 import { Command, Help, type CommandUnknownOpts, type HelpConfiguration, type HelpContext } from '@commander-js/extra-typings';
-import { HELP_TOPICS } from './names.js';
-import { wrapCommand, wrapWords } from './wrap.js';
+import { HELP_TOPICS } from '../help/names.js';
+import { wrapCommand, wrapWords } from '../help/wrap.js';
 
 export class HostctlCommand extends Command {
   /** Command lines, shown after "$ " under "Examples:". */

@@ -5,12 +5,12 @@
 // interval is at least what half the token's budget allows per request of a round.
 
 import { Writable } from 'node:stream';
-import type { Context } from '../context.js';
-import { parseInterval } from '../config/duration.js';
-import { IO, releaseSinks } from '../io.js';
-import type { Resource } from '../resources.js';
-import { publicIdOf } from '../json/narrow.js';
-import { stringifyJson } from '../output/json.js';
+import type { Context } from '../../context.js';
+import { parseInterval } from '../../config/duration.js';
+import { IO, releaseSinks } from '../../io.js';
+import type { Resource } from '../../resources.js';
+import { publicIdOf } from '../../json/narrow.js';
+import { stringifyJson } from '../../output/json.js';
 
 const DEFAULT_WATCH_INTERVAL_MS = 5_000;
 
@@ -37,9 +37,9 @@ export interface WatchOptions {
 export async function watchRun(ctx: Context, resource: Resource, round: () => Promise<unknown[]>, opts: WatchOptions): Promise<never> {
   const intervalMs = parseInterval(opts.interval, DEFAULT_WATCH_INTERVAL_MS);
   const format = ctx.outputFormat();
-  const fields = ctx.fields();
+  const fields = ctx.opts.fields;
   const http = await ctx.http();
-  const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../output/format.js'), import('../http/budget.js'), import('./wait.js')]);
+  const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js'), import('./wait.js')]);
   const append = format === 'ndjson' || format === 'tsv';
   // Accessible output appends the whole table again instead (a screen reader reads on).
   const redraw = format === 'table' && ctx.io.stdoutIsTTY && !ctx.io.accessible;

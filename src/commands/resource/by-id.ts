@@ -3,11 +3,11 @@
 // import each other.
 
 import { Argument } from '@commander-js/extra-typings';
-import { UsageError } from '../errors.js';
-import { completes } from '../help/hints.js';
-import { idProblem, type Resource } from '../resources.js';
-import { publicIdOf } from '../json/narrow.js';
-import type { ApiRequest, HttpClient } from '../http/client.js';
+import { UsageError } from '../../errors.js';
+import { completes } from '../hints.js';
+import { idProblem, type Resource } from '../../resources.js';
+import { publicIdOf } from '../../json/narrow.js';
+import type { ApiRequest, HttpClient } from '../../http/client.js';
 
 /** How help shows one of `r`'s IDs: its prefix, or a placeholder. */
 export function idHint(r: Resource): string {
@@ -54,7 +54,7 @@ export function batchIds(baseLength: number, ids: readonly string[]): string[][]
  * still pages the filtered result says so with a next link; only that is followed).
  */
 export async function fetchByIds(http: HttpClient, resource: Resource, ids: readonly string[], fresh = false): Promise<Map<string, unknown>> {
-  const [{ pageOf }, { parseJson, stringifyJson }] = await Promise.all([import('../http/paging.js'), import('../output/json.js')]);
+  const [{ pageOf }, { parseJson, stringifyJson }] = await Promise.all([import('../../http/paging.js'), import('../../output/json.js')]);
   const found = new Map<string, unknown>();
   const cache = http.options.cache;
   // With --cache, objects a recent list or get returned are not asked for again.
