@@ -70,7 +70,7 @@ export interface RateState {
 
 /** Where a 429's wait records the window as spent (budget.ts's Budget); `updateRate` runs under its store's lock. */
 export interface RateStore {
-  updateRate(fn: (prev: RateState | undefined) => RateState): void | Promise<void>;
+  updateRate(fn: (prev: RateState | undefined) => RateState): Promise<void>;
 }
 
 export interface RateHeaders {

@@ -146,10 +146,10 @@ describe('the rate state after an answer', () => {
 const BASE = new URL('http://127.0.0.1:9/v1');
 
 /**
- * A limiter on its own clock (moved on by each sleep) and in-memory stderr; `terminal`
+ * A Pacer on its own clock (moved on by each sleep) and in-memory stderr; `terminal`
  * makes stderr a terminal and records the countdown spinner's texts instead of running ora.
  */
-function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean } = {}) {
+function pacing(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean } = {}) {
   const { state, path } = newState();
   const stderr = new MemoryStream();
   stderr.isTTY = over.terminal === true;
@@ -208,14 +208,14 @@ describe('Pacer', () => {
   });
 
   it('paces: a wait for the shared budget says so once, then sleeps', async () => {
-    const { pacer, sleeps, stderr } = limiter();
+    const { pacer, sleeps, stderr } = pacing();
     await pacer.pace(12_000);
     expect(sleeps).toEqual([12_000]);
     expect(stderr.text).toBe('Rate limit window spent: waiting 12s before sending (--no-wait to fail instead).\n');
   });
 
   it('a transient-failure retry waits within --max-wait, even with --no-wait', async () => {
-    const { pacer, sleeps } = limiter({ wait: false, maxWaitMs: 5_000 });
+    const { pacer, sleeps } = pacing({ wait: false, maxWaitMs: 5_000 });
     expect(pacer.canWait(5_000)).toBe(true);
     await pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(sleeps).toEqual([1_000]);
@@ -223,7 +223,7 @@ describe('Pacer', () => {
   });
 
   it("a 429 that is not waited out quotes the server's words: a lockout and a rate limit look alike otherwise", async () => {
-    const { pacer } = limiter({ wait: false });
+    const { pacer } = pacing({ wait: false });
     const err = await pacer.on429({ 'retry-after': '600' }, '"Too many failed authentications came from 127.0.0.1."').then(
       () => undefined,
       (e: unknown) => e,
@@ -233,15 +233,15 @@ describe('Pacer', () => {
   });
 
   it('after a 429, Retry-After decides when to send again, not a Reset further off', async () => {
-    const { pacer, rates, sleeps } = limiter();
-    rates.updateRate(() => ({ limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW }));
+    const { pacer, rates, sleeps } = pacing();
+    await rates.updateRate(() => ({ limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW }));
     await pacer.on429({ 'retry-after': '2', 'x-ratelimit-reset': String(Math.ceil((NOW + 60_000) / 1000)) });
     expect(sleeps).toEqual([2000]);
     expect(await rates.rate()).toMatchObject({ limit: 20, remaining: 0, resetAt: NOW + 2000 });
   });
 
   it('on a 429 waits Retry-After and records the spent window', async () => {
-    const { pacer, rates, sleeps } = limiter();
+    const { pacer, rates, sleeps } = pacing();
     await pacer.on429({ 'retry-after': '4' });
     expect(sleeps).toEqual([4000]);
     expect(pacer.waitedMs).toBe(4000);
@@ -249,7 +249,7 @@ describe('Pacer', () => {
   });
 
   it('--no-wait: RateLimitError at once, no sleep', async () => {
-    const { pacer, sleeps } = limiter({ wait: false });
+    const { pacer, sleeps } = pacing({ wait: false });
     const err = await rejection(pacer.on429({ 'retry-after': '4' }));
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.message).toContain('--no-wait');
@@ -257,7 +257,7 @@ describe('Pacer', () => {
   });
 
   it('--max-wait: the total wait of one command is bounded; past it RateLimitError without waiting', async () => {
-    const { pacer, sleeps } = limiter({ maxWaitMs: 10_000 });
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
     await pacer.on429({ 'retry-after': '6' });
     const err = await rejection(pacer.on429({ 'retry-after': '6' }));
     expect(err).toBeInstanceOf(RateLimitError);
@@ -286,7 +286,7 @@ describe('Pacer', () => {
 });
 
 /** A wait refused: a RateLimitError, nothing slept, what the run learnt saved first; its words. */
-async function refused(l: ReturnType<typeof limiter>, wait: Promise<void>) {
+async function refused(l: ReturnType<typeof pacing>, wait: Promise<void>) {
   const err = await rejection(wait);
   expect(err).toBeInstanceOf(RateLimitError);
   expect(l.sleeps).toEqual([]);
@@ -297,7 +297,7 @@ async function refused(l: ReturnType<typeof limiter>, wait: Promise<void>) {
 
 describe('what a wait says, and when it is refused', () => {
   it('--no-wait on a 429: when the window frees up, to the second and on the clock, and how to go on', async () => {
-    const l = limiter({ wait: false });
+    const l = pacing({ wait: false });
     expect(await refused(l, l.pacer.on429({ 'retry-after': '1.5' }))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests); it frees up in 2s (at 2026-01-15T12:00:01Z), and --no-wait is set.',
       hint: 'Run the command again after 2s, or leave out --no-wait to let hostctl wait.',
@@ -306,14 +306,14 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('--no-wait when the shared budget has no slot: the window is spent, and nothing is sent', async () => {
-    const l = limiter({ wait: false });
+    const l = pacing({ wait: false });
     expect((await refused(l, l.pacer.pace(12_000))).message).toBe(
       'The rate limit window for this token is spent; it frees up in 12s (at 2026-01-15T12:00:12Z), and --no-wait is set.',
     );
   });
 
   it('a first wait longer than --max-wait names the limit, in whole seconds, and when to run again', async () => {
-    const l = limiter({ maxWaitMs: 2_500 });
+    const l = pacing({ maxWaitMs: 2_500 });
     expect(await refused(l, l.pacer.on429({ 'retry-after': '3' }, 'slow down'))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests; the server said: slow down); it frees up in 3s (at 2026-01-15T12:00:03Z), but --max-wait allows 2s.',
       hint: 'Run the command again after 2026-01-15T12:00:03Z, or raise --max-wait.',
@@ -322,14 +322,14 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('a retry past --max-wait says what failed and which retry it was', async () => {
-    const l = limiter({ maxWaitMs: 5_000 });
+    const l = pacing({ maxWaitMs: 5_000 });
     expect((await refused(l, l.pacer.retryAfter(6_000, 'the API answered 503', 1, 2))).message).toBe(
       'The request failed for now (the API answered 503; retry 1 of 2); the retry is due in 6s; it frees up in 6s (at 2026-01-15T12:00:06Z), but --max-wait allows 5s.',
     );
   });
 
   it('what is left of --max-wait is told in whole seconds, rounded down: none left is 0s, not 1s', async () => {
-    const { pacer, sleeps } = limiter({ maxWaitMs: 10_000 });
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
     await pacer.pace(9_500);
     const half = await rejection(pacer.on429({ 'retry-after': '1' }));
     expect(half.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 1s (at 2026-01-15T12:00:10Z), but only 0s of --max-wait is left.');
@@ -340,7 +340,7 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('a wait of exactly what is left of --max-wait is waited, and then nothing is left', async () => {
-    const { pacer, sleeps } = limiter({ maxWaitMs: 10_000 });
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
     await pacer.pace(4_000);
     await pacer.on429({ 'retry-after': '6' });
     expect(sleeps).toEqual([4_000, 6_000]);
@@ -349,36 +349,36 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('what the run learnt is saved before each wait, so that an interrupted wait leaves it behind', async () => {
-    const { pacer, saved } = limiter();
+    const { pacer, saved } = pacing();
     await pacer.on429({ 'retry-after': '2' });
     expect(saved).toEqual([true]);
   });
 
   it('a 429 asking for more than an hour is refused at once, whatever --max-wait, and the window is kept as spent for an hour', async () => {
-    const l = limiter({ maxWaitMs: 10 * MAX_HORIZON_MS });
+    const l = pacing({ maxWaitMs: 10 * MAX_HORIZON_MS });
     expect(await refused(l, l.pacer.on429({ 'retry-after': '7200' }))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests), and the server asks for a wait of 7200s, more than hostctl waits for (an hour).',
       hint: 'Try again later; if the server keeps asking for such waits, report it to the API operator.',
       retryAfter: 7200,
     });
     expect(await l.rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
-    const said = limiter();
+    const said = pacing();
     expect((await refused(said, said.pacer.on429({ 'retry-after': '3601' }, 'come back tomorrow'))).message).toBe(
       'The API rate limit is reached (429 Too Many Requests; the server said: come back tomorrow), and the server asks for a wait of 3601s, more than hostctl waits for (an hour).',
     );
   });
 
   it('a 429 asking for exactly an hour is waited, when --max-wait allows it', async () => {
-    const { pacer, sleeps } = limiter({ maxWaitMs: MAX_HORIZON_MS });
+    const { pacer, sleeps } = pacing({ maxWaitMs: MAX_HORIZON_MS });
     await pacer.on429({ 'retry-after': '3600' });
     expect(sleeps).toEqual([MAX_HORIZON_MS]);
   });
 
   it('a 429 wait without a terminal is one note; a retry\'s wait is silent', async () => {
-    const { pacer, stderr } = limiter();
+    const { pacer, stderr } = pacing();
     await pacer.on429({ 'retry-after': '1.5' });
     expect(stderr.text).toBe('Rate limit reached: waiting 2s before retrying (--no-wait to fail instead).\n');
-    const quiet = limiter();
+    const quiet = pacing();
     await quiet.pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(quiet.sleeps).toEqual([1_000]);
     expect(quiet.stderr.text).toBe('');
@@ -387,7 +387,7 @@ describe('what a wait says, and when it is refused', () => {
 
 describe('defer: an interactive command takes the next free slot', () => {
   it('waits without a note, within --max-wait, even with --no-wait', async () => {
-    const { pacer, sleeps, stderr } = limiter({ wait: false, maxWaitMs: 5_000 });
+    const { pacer, sleeps, stderr } = pacing({ wait: false, maxWaitMs: 5_000 });
     await pacer.defer(3_000);
     expect(sleeps).toEqual([3_000]);
     expect(pacer.waitedMs).toBe(3_000);
@@ -397,7 +397,7 @@ describe('defer: an interactive command takes the next free slot', () => {
   });
 
   it('a wait past --max-wait is refused as a spent window, without waiting', async () => {
-    const l = limiter({ maxWaitMs: 4_000 });
+    const l = pacing({ maxWaitMs: 4_000 });
     expect((await refused(l, l.pacer.defer(5_000))).message).toBe(
       'The rate limit window for this token is spent; it frees up in 5s (at 2026-01-15T12:00:05Z), but --max-wait allows 4s.',
     );
@@ -406,7 +406,7 @@ describe('defer: an interactive command takes the next free slot', () => {
 
 describe('the countdown on a terminal', () => {
   it('counts the seconds down, a second at a time, and stops when the wait is over', async () => {
-    const { pacer, sleeps, spinner, stderr } = limiter({ terminal: true });
+    const { pacer, sleeps, spinner, stderr } = pacing({ terminal: true });
     await pacer.on429({ 'retry-after': '2.5' });
     expect(sleeps).toEqual([1000, 1000, 500]);
     expect(spinner).toEqual([
@@ -420,10 +420,10 @@ describe('the countdown on a terminal', () => {
   });
 
   it('names what it waits for: a spent window, or a transient failure and its retry', async () => {
-    const paced = limiter({ terminal: true });
+    const paced = pacing({ terminal: true });
     await paced.pacer.pace(1_000);
     expect(paced.spinner).toEqual(['start Rate limit window spent: waiting 1s…', 'Rate limit window spent: waiting 1s… (Ctrl-C to stop)', 'stop']);
-    const retry = limiter({ terminal: true });
+    const retry = pacing({ terminal: true });
     await retry.pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(retry.spinner).toEqual([
       'start Transient failure (the API answered 503; retry 1 of 2): waiting 1s…',
