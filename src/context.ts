@@ -17,7 +17,7 @@ import { StateStore } from './config/state.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
-import type { RedisStore } from './http/redis.js';
+import type { RedisBudgetStore } from './http/redis.js';
 import type { HttpClient } from './http/client.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -32,7 +32,7 @@ export class Context {
   private cachedConfig?: ConfigData;
   private cachedState?: StateStore;
   private cachedToken?: Promise<Token>;
-  private readonly fleets = new Map<string, Promise<RedisStore | undefined>>();
+  private readonly fleets = new Map<string, Promise<RedisBudgetStore | undefined>>();
   private cachedHttp?: Promise<HttpClient>;
   /**
    * This run's requests are a program's, whatever the terminals say (`hostctl mcp`: an
@@ -240,7 +240,7 @@ export class Context {
    * A dry run opens nothing: it neither reads nor reserves, and a store that is down must
    * not keep it from showing the request.
    */
-  fleetStore(token: Token): Promise<RedisStore | undefined> {
+  fleetStore(token: Token): Promise<RedisBudgetStore | undefined> {
     if (this.opts.dryRun) return Promise.resolve(undefined);
     const profileUrl = this.profile()?.redisUrl;
     if (!this.env.HOSTCTL_REDIS_URL && !profileUrl) return Promise.resolve(undefined);
@@ -311,7 +311,6 @@ export class Context {
     // The writes a page walk started finish either way; the rest only after a success.
     await http?.options.cache?.commit(succeeded).catch(() => undefined);
     // Read before the client closes: a fleet's rate state is in its shared store.
-    await http?.settle().catch(() => undefined);
     const rate = this.opts.rateLimit ? await this.lastRate().catch(() => undefined) : undefined;
     await http?.close();
     for (const fleet of this.fleets.values()) (await fleet.catch(() => undefined))?.close();

@@ -141,7 +141,7 @@ async function storedRatesRun(ctx: Context, why: AuthError): Promise<void> {
   const printer = await createPrinter({ io: ctx.io, format, fields, jq: ctx.opts.jq, columns: ['token', 'limit', 'remaining', 'resetAt', 'resetInSeconds', 'seenAt'] });
   const { allRates } = await import('../http/budget.js');
   const now = ctx.clock.now();
-  const rates = allRates(ctx.state().path);
+  const rates = await allRates(ctx.state().path);
   ctx.io.note(`No token for this run can be read (${why.message.replace(/\.$/, '')}), so this is the last state of every token seen on this machine, by fingerprint.`);
   if (format === 'table' && !fields && ctx.opts.jq === undefined) {
     const lines = rates.map(({ fingerprint, rate }) => `Token sha256:${fingerprint.slice(0, 8)}…: ${formatRateLine(rate, now)} (seen ${ago(now - rate.seenAt)} ago)`);

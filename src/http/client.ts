@@ -10,8 +10,8 @@ import type { StateStore } from '../config/state.js';
 import { ApiError, HostctlError, UsageError } from '../errors.js';
 import { queryPartsWithout } from '../config/url.js';
 import { systemClock, type Clock } from '../runtime.js';
-import { RateLimiter, nextRate, parseRateHeaders, type RateState } from './ratelimit.js';
-import { Budget, FileStore, budgetLayer, budgetLeft, type BudgetData, type BudgetLayerOptions, type BudgetStore } from './budget.js';
+import { Pacer, nextRate, parseRateHeaders, type RateState } from './ratelimit.js';
+import { Budget, FileBudgetStore, budgetLayer, budgetLeft, type BudgetData, type BudgetLayerOptions, type BudgetStore } from './budget.js';
 import { cancelled, compose, type Answer, type Exchange, type Layer, type ExchangeHandler } from './layers.js';
 import { DEFAULT_RETRIES, transientRetry } from './retry.js';
 import type { ResponseCache } from './cache.js';
@@ -142,7 +142,7 @@ interface CallOf {
 
 export class HttpClient {
   private closed = false;
-  private readonly rate: RateLimiter;
+  private readonly pacer: Pacer;
   private readonly budget: Budget;
   private readonly wire: Wire;
   private readonly clock: Clock;
@@ -161,10 +161,10 @@ export class HttpClient {
   ) {
     this.clock = options.clock ?? systemClock;
     options.io.addSecret(options.token.value);
-    const store = options.budgetStore ?? new FileStore(options.state.path, options.token.fingerprint, this.clock.now);
+    const store = options.budgetStore ?? new FileBudgetStore(options.state.path, options.token.fingerprint, this.clock.now);
     this.budget = call?.budget ?? new Budget(store, options.interactive ? 'interactive' : 'batch');
     this.signal = call?.signal;
-    this.rate = new RateLimiter({
+    this.pacer = new Pacer({
       state: options.state,
       rates: this.budget,
       io: options.io,
@@ -189,12 +189,11 @@ export class HttpClient {
   }
 
   /**
-   * The token's shared budget as it is now (src/http/budget.ts); from a shared store, as
-   * this process last saw it (poll intervals and notes need no round trip).
+   * The token's shared budget (src/http/budget.ts) as this process last saw it in its
+   * store, at its latest reservation or answer: poll intervals and notes need no round trip.
    */
   budgetSnapshot(): BudgetData {
-    const d = this.budget.read();
-    return d instanceof Promise ? (void d.catch(() => undefined), this.budget.seen()) : d;
+    return this.budget.seen();
   }
 
   /** Requests the shared budget has left now, when it knows. */
@@ -221,7 +220,7 @@ export class HttpClient {
   }
 
   /** The budget as the budget layer uses it, noting each answer's rate state on the way. */
-  private budgetForLayer(): BudgetLayerOptions['file'] {
+  private budgetForLayer(): BudgetLayerOptions['budget'] {
     const budget = this.budget;
     return {
       caller: () => budget.caller(),
@@ -229,9 +228,9 @@ export class HttpClient {
       release: (sentAt, who) => budget.release(sentAt, who),
       withdraw: (who) => budget.withdraw(who),
       unprobe: (who) => budget.unprobe(who),
-      observe: (headers, sentAt, fold) => {
+      observe: (headers, sentAt) => {
         this.noteRate(headers);
-        return budget.observe(headers, sentAt, fold);
+        return budget.observe(headers, sentAt);
       },
       on429: (sentAt, retryMs, headers) => {
         if (headers) this.noteRate(headers);
@@ -286,17 +285,10 @@ export class HttpClient {
     return errorForStatus(res, { origin: baseUrl.origin, recorded: () => state.recorded(token.fingerprint) });
   }
 
-  /** Writes what the budget folded for later (the others, and -R, read it). */
-  async settle(): Promise<void> {
-    await this.budget.flush();
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     // A call's client holds nothing of its own: the budget and the pool are its maker's.
     if (this.signal) return;
-    // An answer folded into a next reservation that will not come: the others, and -R, read it.
-    await this.budget.flush();
     this.options.budgetStore?.close?.();
     await this.wire.close();
   }
@@ -325,19 +317,19 @@ export class HttpClient {
     const layers: Layer[] = [
       statusErrors({ acceptAnyStatus: keepBody, origin, recorded: () => state.recorded(token.fingerprint) }),
       redirects({ origin, note: verbose ? (line) => io.stderr.write(`${line}\n`) : undefined }),
-      wait429({ on429: (headers, detail) => this.rate.on429(headers, detail) }),
+      wait429({ on429: (headers, detail) => this.pacer.on429(headers, detail) }),
       ...(cache ? [cache.layer(req.fresh === true)] : []),
       transientRetry({
         retries,
-        wait: (ms, reason, n) => this.rate.retryAfter(ms, reason, n, retries),
-        canWait: (ms) => this.rate.canWait(ms),
+        wait: (ms, reason, n) => this.pacer.retryAfter(ms, reason, n, retries),
+        canWait: (ms) => this.pacer.canWait(ms),
         now: this.clock.now,
       }),
       budgetLayer({
-        file: this.budgetForLayer(),
+        budget: this.budgetForLayer(),
         origin,
-        pace: (ms) => this.rate.pace(ms),
-        defer: (ms) => this.rate.defer(ms),
+        pace: (ms) => this.pacer.pace(ms),
+        defer: (ms) => this.pacer.defer(ms),
         ready: async (url) => void (await this.wire.ready(url)),
         now: this.clock.now,
       }),

@@ -132,14 +132,14 @@ export function redisUrlSetting(env: NodeJS.ProcessEnv, profileUrl: string | und
  * is one warning and the machine's own budget, or, with HOSTCTL_REDIS_REQUIRED=1, exit 6
  * before any API request.
  */
-export async function openFleetStore(o: FleetOptions): Promise<import('./redis.js').RedisStore | undefined> {
+export async function openFleetStore(o: FleetOptions): Promise<import('./redis.js').RedisBudgetStore | undefined> {
   const setting = redisUrlSetting(o.env, o.profileUrl, o.profileName);
   if (!setting) return undefined;
   const target = parseRedisUrl(setting.raw, setting.origin);
   if (target.password !== undefined) o.secret(target.password);
   const required = o.env.HOSTCTL_REDIS_REQUIRED === '1';
-  const [{ connectRedis, faultReason, RedisStore, tokenSeal }, { FileStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
-  const file = new FileStore(o.statePath, o.fingerprint, o.now);
+  const [{ connectRedis, faultReason, RedisBudgetStore, tokenSeal }, { FileBudgetStore }, { NetworkError }] = await Promise.all([import('./redis.js'), import('./budget.js'), import('../errors.js')]);
+  const file = new FileBudgetStore(o.statePath, o.fingerprint, o.now);
   const unusable = (raw: string, until: string): void => {
     // The reason may be a server's own error text: shown as all server text is.
     const reason = oneLine(raw, 200);
@@ -156,7 +156,7 @@ export async function openFleetStore(o: FleetOptions): Promise<import('./redis.j
     const keys = redisKeys(seal.tag);
     const link = await connectRedis(target, keys.budget);
     // A fault later is one outage: the store connects again after a pause (a long-lived process outlives it).
-    return new RedisStore(link, keys, file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), seal, {
+    return new RedisBudgetStore(link, keys, file, (reason) => unusable(reason, "this machine's own rate budget is used until it answers again"), seal, {
       connect: () => connectRedis(target, keys.budget),
       now: o.now,
     });

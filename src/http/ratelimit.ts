@@ -68,9 +68,9 @@ export interface RateState {
   seenAt: number;
 }
 
-/** Where a 429's wait records the window as spent (budget.ts's BudgetFile); `updateRate` runs under its lock. */
+/** Where a 429's wait records the window as spent (budget.ts's Budget); `updateRate` runs under its store's lock. */
 export interface RateStore {
-  updateRate(fn: (prev: RateState | undefined) => RateState): void | Promise<void>;
+  updateRate(fn: (prev: RateState | undefined) => RateState): Promise<void>;
 }
 
 export interface RateHeaders {
@@ -123,7 +123,7 @@ function clock(at: number): string {
   return new Date(at).toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
-export interface RateLimiterOptions {
+export interface PacerOptions {
   /** Saved before a wait, so that an interrupted wait leaves what the run learnt behind. */
   state: StateStore;
   rates: RateStore;
@@ -139,14 +139,18 @@ export interface RateLimiterOptions {
 
 type WaitReason = 'paced' | '429' | 'retry';
 
-/** The rate-limit bookkeeping of one client (one command, or one call of a server's: HttpClient.forCall). */
-export class RateLimiter {
+/**
+ * The waits of one client (one command, or one call of a server's: HttpClient.forCall):
+ * for a slot of the budget, after a 429, before a retry. Each is within --max-wait and
+ * shown (a note or a countdown), or fails at once as --no-wait asks.
+ */
+export class Pacer {
   /** Total time this client has waited, against --max-wait. */
   waitedMs = 0;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
 
-  constructor(private readonly o: RateLimiterOptions) {
+  constructor(private readonly o: PacerOptions) {
     this.now = o.now ?? Date.now;
     const sleep = o.sleep ?? sleepChunked;
     this.sleep = (ms) => sleep(ms, o.signal);

@@ -15,7 +15,7 @@
 
 import { isIP, Socket } from 'node:net';
 import { Cluster, Command, Redis, type RedisOptions } from 'ioredis';
-import { normalizeBudget, type BudgetData, type BudgetStore, type FileStore } from './budget.js';
+import { normalizeBudget, type BudgetData, type BudgetStore, type FileBudgetStore } from './budget.js';
 import type { CacheStorage } from './cache.js';
 import { MAX_HORIZON_MS } from './ratelimit.js';
 import type { Seal } from './seal.js';
@@ -246,7 +246,7 @@ function parse(seal: Seal, key: string, raw: string | null, now: number): Budget
   return normalizeBudget(seal.open(key, raw, now, MAX_HORIZON_MS), now);
 }
 
-/** How a RedisStore connects again after a fault (fleet.ts gives it the URL's own connect), and the clock of its pauses. */
+/** How a RedisBudgetStore connects again after a fault (fleet.ts gives it the URL's own connect), and the clock of its pauses. */
 export interface Reconnection {
   connect(): Promise<RedisLink>;
   /** This machine's clock, for the pause between attempts (Date.now; tests give their own). */
@@ -259,7 +259,7 @@ export interface Reconnection {
  * for HOSTCTL_REDIS_REQUIRED). With `reconnection`, the first call a pause after the fault
  * connects again, and Redis is the store again once it answers.
  */
-export class RedisStore implements BudgetStore<false> {
+export class RedisBudgetStore implements BudgetStore {
   /** Since the last fault, until a new connection: when to try one. */
   private down: { retryAt: number } | undefined;
   /**
@@ -280,7 +280,7 @@ export class RedisStore implements BudgetStore<false> {
     private link: RedisLink,
     /** The token's keys (fleet.ts's redisKeys: the seal's tag, never the token or its fingerprint). */
     private readonly keys: { budget: string; cache(id: string): string },
-    private readonly fallback: FileStore,
+    private readonly fallback: FileBudgetStore,
     private readonly onFault: (reason: string) => void,
     /** The token's seal: every value is written sealed, and read only if it opens. */
     private readonly seal: Seal,

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fingerprint } from '../../src/auth/token.js';
 import { updateJsonFileSync } from '../../src/config/atomic.js';
-import { BudgetFile } from '../../src/http/budget.js';
+import { FileBudgetStore } from '../../src/http/budget.js';
 import { isRecord } from '../../src/json/narrow.js';
 import { BIN, baseEnv, isolated } from './cli.js';
 
@@ -39,7 +39,7 @@ export interface BudgetHold {
 
 /** Holds every hostctl process using `token` with the config dir `configDir`, `holdMs` ahead. */
 function holdBudget(configDir: string, token: string, holdMs = HOLD_MS): BudgetHold {
-  const path = new BudgetFile(join(configDir, 'state.json'), fingerprint(token)).path;
+  const path = new FileBudgetStore(join(configDir, 'state.json'), fingerprint(token)).path;
   const policy = { staleMs: 5_000, waitMs: 5_000, unavailable: () => new Error(`the budget file's lock ${path}.lock stayed taken`) };
   let last = Date.now();
   let gap = 0;

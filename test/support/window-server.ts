@@ -9,7 +9,10 @@ export const rateHeaders = (limit: number, remaining: number, reset: number): Re
   'x-ratelimit-reset': String(reset),
 });
 
-/** A sliding-window server of `limit` per `windowMs`: what it counted, and 429s past the limit. */
+/**
+ * A sliding-window server of `limit` per `windowMs`: what it counted, and 429s past the
+ * limit. `limit` may be changed later (setLimit): the document says the value may change.
+ */
 export function slidingWindowServer(limit: number, windowMs: number) {
   const seen: number[] = [];
   let refused = 0;
@@ -19,6 +22,9 @@ export function slidingWindowServer(limit: number, windowMs: number) {
   return {
     get refused() {
       return refused;
+    },
+    setLimit(n: number): void {
+      limit = n;
     },
     /** A request from another machine, where there is room: the budget learns of it only from the headers. */
     other(now: number): void {

@@ -1,11 +1,11 @@
 // Interactive commands go first in the shared budget: the pure decisions on an injected
-// clock, then two BudgetFiles sharing one file on that clock. No test here waits.
+// clock, then two processes' budgets sharing one file on that clock. No test here waits.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BudgetFile, DEFER_STEP_MS, SLOT_MARGIN_MS, WAITER_GRACE_MS, decide, normalizeBudget, observe, pendingWaiters, register, reserve, withdraw, type BudgetData } from '../../src/http/budget.js';
+import { Budget, FileBudgetStore, DEFER_STEP_MS, SLOT_MARGIN_MS, WAITER_GRACE_MS, decide, normalizeBudget, observe, pendingWaiters, register, reserve, withdraw, type BudgetData } from '../../src/http/budget.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 const W = 5_000;
@@ -167,52 +167,52 @@ describe('a batch loop and a person on one clock', () => {
   });
 });
 
-describe('BudgetFile: two processes sharing the file', () => {
+describe('two processes sharing the budget file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hostctl-priority-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** A batch and an interactive client on one file and one clock; the batch's request fills a window of 1, then the person asks. */
-  function scene(name: string) {
+  async function scene(name: string) {
     const clock = { now: T0 };
     const state = join(dir, name, 'state.json');
-    const batch = new BudgetFile(state, 'fp', () => clock.now, 'batch');
-    const person = new BudgetFile(state, 'fp', () => clock.now, 'interactive');
-    const first = batch.tryReserve();
+    const batch = new Budget(new FileBudgetStore(state, 'fp', () => clock.now), 'batch');
+    const person = new Budget(new FileBudgetStore(state, 'fp', () => clock.now), 'interactive');
+    const first = await batch.tryReserve();
     if (!('sentAt' in first)) throw new Error('the first reservation must succeed');
     clock.now += 2;
-    batch.observe(headers(1, 0, 5), first.sentAt);
+    await batch.observe(headers(1, 0, 5), first.sentAt);
     clock.now += 100;
-    const waiting = person.tryReserve();
+    const waiting = await person.tryReserve();
     return { clock, batch, person, waiting, freeAt: T0 + 2 + W + 10 };
   }
 
-  it('the interactive waiter registers, a batch defers to it, and once it has its slot the batch goes on', () => {
-    const { clock, batch, person, waiting, freeAt } = scene('served');
+  it('the interactive waiter registers, a batch defers to it, and once it has its slot the batch goes on', async () => {
+    const { clock, batch, person, waiting, freeAt } = await scene('served');
     expect('waitMs' in waiting).toBe(true);
-    expect(Object.keys(person.read().waiters ?? {})).toEqual([person.id]);
+    expect(Object.keys((await person.read()).waiters ?? {})).toEqual([person.id]);
     // The slot frees: the batch, first to ask, defers; the person takes it.
     clock.now = freeAt;
-    expect(batch.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
-    expect(person.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
-    expect(person.read().waiters).toBeUndefined();
+    expect(await batch.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
+    expect(await person.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
+    expect((await person.read()).waiters).toBeUndefined();
     // No longer deferred: it waits, like anyone, for the one slot the person now holds.
-    expect(batch.tryReserve()).toEqual({ waitMs: W + SLOT_MARGIN_MS });
+    expect(await batch.tryReserve()).toEqual({ waitMs: W + SLOT_MARGIN_MS });
   });
 
-  it('a BudgetFile made without a priority is a batch: it waits without a claim, and defers to an interactive waiter', () => {
-    const { clock, person, freeAt } = scene('default');
-    const plain = new BudgetFile(join(dir, 'default', 'state.json'), 'fp', () => clock.now);
-    expect(plain.tryReserve()).toEqual({ waitMs: freeAt - clock.now });
-    expect(Object.keys(person.read().waiters ?? {})).toEqual([person.id]);
+  it('a Budget made without a priority is a batch: it waits without a claim, and defers to an interactive waiter', async () => {
+    const { clock, person, freeAt } = await scene('default');
+    const plain = new Budget(new FileBudgetStore(join(dir, 'default', 'state.json'), 'fp', () => clock.now));
+    expect(await plain.tryReserve()).toEqual({ waitMs: freeAt - clock.now });
+    expect(Object.keys((await person.read()).waiters ?? {})).toEqual([person.id]);
     clock.now = freeAt;
-    expect(plain.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
+    expect(await plain.tryReserve()).toEqual({ waitMs: DEFER_STEP_MS, deferred: true });
   });
 
-  it('a waiter that gives up withdraws, and the batch goes at once', () => {
-    const { clock, batch, person, freeAt } = scene('gave-up');
+  it('a waiter that gives up withdraws, and the batch goes at once', async () => {
+    const { clock, batch, person, freeAt } = await scene('gave-up');
     clock.now = freeAt;
-    expect(batch.tryReserve()).toMatchObject({ deferred: true });
-    person.withdraw();
-    expect(batch.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
+    expect(await batch.tryReserve()).toMatchObject({ deferred: true });
+    await person.withdraw();
+    expect(await batch.tryReserve()).toEqual({ sentAt: freeAt, probe: true });
   });
 });

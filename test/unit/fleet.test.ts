@@ -134,7 +134,7 @@ describe('what is shown and kept', () => {
     expect(k.budget).toBe('hostctl:{ab12}:budget');
     expect(k.cache('x')).toBe('hostctl:{ab12}:cache:x');
     expect(redisKeys('a}b{c').budget).toBe('hostctl:{abc}:budget');
-    // At most 64 characters of it, as the budget file's name (budget.ts's FileStore).
+    // At most 64 characters of it, as the budget file's name (budget.ts's FileBudgetStore).
     expect(redisKeys(`${'a'.repeat(64)}bcd`).budget).toBe(`hostctl:{${'a'.repeat(64)}}:budget`);
   });
 

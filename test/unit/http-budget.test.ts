@@ -6,9 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   Budget,
-  BudgetFile,
-  FileStore,
-  MAX_GROUPS,
+  FileBudgetStore,
   PROBE_LAPSE_MS,
   PROBE_STEP_MS,
   SLOT_MARGIN_MS,
@@ -23,7 +21,6 @@ import {
   on429,
   pollInterval,
   prune,
-  quietAnswer,
   register,
   reserve,
   unprobe,
@@ -244,34 +241,6 @@ describe('the budget on an injected clock', () => {
     expect(normalizeBudget({ sends }, T0).sends).toEqual([[1, 2], [30, 30], [40, 45]]);
   });
 
-  it(`a damaged file keeps only well-formed groups, at most ${MAX_GROUPS} of them (the latest), ordered by their last count`, () => {
-    const g = { n: 1, from: T0, to: T0, last: T0 };
-    const groups = [
-      { ...g, last: T0 + 50 },
-      g,
-      null,
-      'x',
-      { ...g, n: 1.5 },
-      { ...g, n: 0 },
-      { ...g, from: T0 + 1 },
-      { ...g, to: T0 + 1 },
-      { n: 1, from: T0, to: T0 },
-      { n: 1, from: T0, last: T0 },
-      { n: 1, to: T0, last: T0 },
-      { from: T0, to: T0, last: T0 },
-      // Counted until more than an hour from now: not a reservation this run made.
-      { ...g, last: T0 + 3_600_001 },
-      { ...g, last: T0 + 3_600_000 },
-      { ...g, owner: 'o'.repeat(64) },
-      { ...g, owner: 'o'.repeat(65) },
-      { ...g, owner: 7 },
-    ];
-    expect(normalizeBudget({ sends: [], groups }, T0).groups).toEqual([g, { ...g, owner: 'o'.repeat(64) }, g, g, { ...g, last: T0 + 50 }, { ...g, last: T0 + 3_600_000 }]);
-    expect(normalizeBudget({ sends: [], groups: [null, { ...g, n: 0 }] }, T0)).toEqual({ sends: [] });
-    const many = Array.from({ length: MAX_GROUPS + 1 }, (_, i) => ({ ...g, last: T0 + i }));
-    expect(normalizeBudget({ sends: [], groups: [...many].reverse() }, T0).groups).toEqual(many.slice(1));
-  });
-
   it('a damaged file keeps a view only with its remaining, its request and its answer; a rate state only with when it was seen', () => {
     const view = { remaining: 3, sentAt: T0, at: T0 + 2 };
     expect(normalizeBudget({ sends: [], view: { ...view, resetAt: T0 + 5_000, foreign: 1 } }, T0).view).toEqual({ ...view, resetAt: T0 + 5_000, foreign: 1 });
@@ -352,11 +321,10 @@ describe('what the window holds, exactly', () => {
   });
 
   it('the next slot to free is the one the server counted first, whatever the order of the reservations', () => {
-    // Three of 3 in a 1-second window: a lease of one counted by T0 + 50, a request reserved at
-    // T0 whose answer came at T0 + 300, one reserved at T0 + 100 and answered at once.
+    // Three of 3 in a 1-second window: a request reserved at T0 whose answer came at T0 + 300,
+    // one reserved at T0 + 20 and answered at T0 + 50, one reserved at T0 + 100 and answered at once.
     const d: BudgetData = {
-      sends: [[T0, T0 + 300], [T0 + 100, T0 + 100]],
-      groups: [{ n: 1, from: T0 + 20, to: T0 + 20, last: T0 + 50 }],
+      sends: [[T0, T0 + 300], [T0 + 20, T0 + 50], [T0 + 100, T0 + 100]],
       limit: 3,
       windowMs: 1_000,
       answeredAt: T0 + 300,
@@ -376,14 +344,10 @@ describe('what the window holds, exactly', () => {
     expect(decide(d, T0)).toEqual({ ok: false, waitMs: 5_000 });
   });
 
-  it('with the window unknown, what was sent after the view\'s request, one by one or in a lease, counts against what the view said was left', () => {
+  it('with the window unknown, what was sent after the view\'s request counts against what the view said was left', () => {
     const d: BudgetData = {
-      // The view's own request, and one after it.
-      sends: [[T0, T0 + 2], [T0 + 10, T0 + 10]],
-      groups: [
-        { n: 2, from: T0 - 30, to: T0, last: T0 },
-        { n: 3, from: T0 + 10, to: T0 + 20, last: T0 + 20 },
-      ],
+      // Two before the view's request, the view's own, and four after it.
+      sends: [[T0 - 30, T0], [T0 - 20, T0], [T0, T0 + 2], [T0 + 10, T0 + 10], [T0 + 12, T0 + 12], [T0 + 15, T0 + 15], [T0 + 20, T0 + 20]],
       view: { remaining: 5, resetAt: T0 + 3_000, sentAt: T0, at: T0 + 2 },
     };
     expect(freeSlots(d, T0 + 30)).toBe(1);
@@ -454,14 +418,20 @@ function tempDir(): string {
   return d;
 }
 
-/** What a BudgetFile's file holds, read as a later process would at `now`. */
-const stored = (a: BudgetFile, now: number): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+/** One process's budget in the file of token `fp` beside `stateFile`, on the clock `now`; with the file's path. */
+function fileBudget(stateFile: string, fp: string, now: () => number = Date.now): Budget & { path: string } {
+  const store = new FileBudgetStore(stateFile, fp, now);
+  return Object.assign(new Budget(store), { path: store.path });
+}
 
-/** Two processes' BudgetFiles on one new file, on one clock the test moves. */
+/** What a budget's file holds, read as a later process would at `now`. */
+const stored = (a: { path: string }, now: number): BudgetData => normalizeBudget(JSON.parse(readFileSync(a.path, 'utf8')), now);
+
+/** Two processes' budgets on one new file, on one clock the test moves. */
 function twoOnOneFile() {
   const clock = { now: T0 };
   const file = join(tempDir(), 'state.json');
-  return { clock, a: new BudgetFile(file, 'fp', () => clock.now), b: new BudgetFile(file, 'fp', () => clock.now) };
+  return { clock, a: fileBudget(file, 'fp', () => clock.now), b: fileBudget(file, 'fp', () => clock.now) };
 }
 
 describe('what an answer teaches, and what a 429 undoes', () => {
@@ -507,24 +477,11 @@ describe('what an answer teaches, and what a 429 undoes', () => {
     expect(observe(d, headers(10, 9, 5), T0, T0 + 50).answeredAt).toBe(T0 + 100);
   });
 
-  it('an answer to a request folded into a group counts the whole group until the answer, and the groups stay ordered by that', () => {
-    const g1 = { n: 3, from: T0, to: T0 + 10, last: T0 + 10 };
-    const g2 = { n: 2, from: T0 + 20, to: T0 + 30, last: T0 + 30 };
-    const lease = { n: 4, from: T0 + 40, to: T0 + 1_040, last: T0 + 1_040, owner: 'me' };
-    const d: BudgetData = { sends: [], groups: [g1, g2, lease], limit: 100, windowMs: 60_000 };
-    // Its first and its last reservation are in the group.
-    expect(observe(d, {}, T0 + 20, T0 + 500).groups).toEqual([g1, { ...g2, last: T0 + 500 }, lease]);
-    expect(observe(d, {}, T0 + 30, T0 + 500).groups).toEqual([g1, { ...g2, last: T0 + 500 }, lease]);
-    expect(observe(d, {}, T0 + 5, T0 + 500).groups).toEqual([g2, { ...g1, last: T0 + 500 }, lease]);
-    // A lease is counted until it lapses already: an answer within it changes nothing.
-    expect(observe(d, {}, T0 + 40, T0 + 500).groups).toEqual([g1, g2, lease]);
-  });
-
   it('a 429 drops only the refused request, and keeps a longer block and a window it cannot know', () => {
     const sends: Send[] = [[T0, T0 + 2], [T0 + 100, T0 + 100], [T0 + 200, T0 + 200]];
     const d: BudgetData = { ...known(), sends };
     expect(on429(d, T0 + 100, 1_000, T0 + 202).sends).toEqual([sends[0], sends[2]]);
-    // A slot of a lease (no send of its own): nothing to drop.
+    // No reservation of that time (another machine's clock): nothing to drop.
     expect(on429(d, T0 + 150, 1_000, T0 + 202).sends).toEqual(sends);
     // An earlier 429's longer block stays.
     expect(on429({ ...d, blockedUntil: T0 + 10_000 }, T0 + 100, 1_000, T0 + 202).blockedUntil).toBe(T0 + 10_000);
@@ -540,53 +497,53 @@ describe('what an answer teaches, and what a 429 undoes', () => {
   });
 });
 
-describe('BudgetFile', () => {
-  it('two clients on one file share the window: the second sees the first one\'s reservations', () => {
+describe('two processes on one budget file', () => {
+  it('two clients on one file share the window: the second sees the first one\'s reservations', async () => {
     const { clock, a, b } = twoOnOneFile();
-    const first = a.tryReserve();
+    const first = await a.tryReserve();
     expect(first).toEqual({ sentAt: T0, probe: true });
-    a.observe(headers(2, 1, 5), T0, false);
+    await a.observe(headers(2, 1, 5), T0);
     clock.now += 10;
-    expect(b.tryReserve()).toEqual({ sentAt: T0 + 10 });
+    expect(await b.tryReserve()).toEqual({ sentAt: T0 + 10 });
     clock.now += 10;
-    const third = a.tryReserve();
+    const third = await a.tryReserve();
     expect('waitMs' in third).toBe(true);
   });
 });
 
 describe('the budget file', () => {
-  it('one that cannot be written does not fail the command: the request goes unbudgeted', () => {
+  it('one that cannot be written does not fail the command: the request goes unbudgeted', async () => {
     const home = tempDir();
     // Where the budget's directory should be, a file: nothing can be written beneath it.
     writeFileSync(join(home, 'budget'), '');
-    const store = new FileStore(join(home, 'state.json'), 'fp', () => T0);
-    expect(store.update(() => ({ data: { sends: [] }, result: 'written' }), 'fallback')).toBe('fallback');
-    const a = new BudgetFile(join(home, 'state.json'), 'fp', () => T0);
-    expect(a.tryReserve()).toEqual({ sentAt: T0 });
+    const store = new FileBudgetStore(join(home, 'state.json'), 'fp', () => T0);
+    expect(await store.update(() => ({ data: { sends: [] }, result: 'written' }), 'fallback')).toBe('fallback');
+    const a = fileBudget(join(home, 'state.json'), 'fp', () => T0);
+    expect(await a.tryReserve()).toEqual({ sentAt: T0 });
   });
 
   it('is named by the fingerprint\'s letters, digits, _ and -, at most 64 of them: no fingerprint names a file outside the budget directory', () => {
     const state = join(tmpdir(), 'hostctl-nowhere', 'state.json');
     const budgetDir = join(tmpdir(), 'hostctl-nowhere', 'budget');
-    expect(new FileStore(state, 'Ab-9_z').path).toBe(join(budgetDir, 'Ab-9_z.json'));
-    expect(new FileStore(state, '../../etc/pass wd').path).toBe(join(budgetDir, 'etcpasswd.json'));
-    expect(new FileStore(state, `${'f'.repeat(64)}0`).path).toBe(join(budgetDir, `${'f'.repeat(64)}.json`));
+    expect(new FileBudgetStore(state, 'Ab-9_z').path).toBe(join(budgetDir, 'Ab-9_z.json'));
+    expect(new FileBudgetStore(state, '../../etc/pass wd').path).toBe(join(budgetDir, 'etcpasswd.json'));
+    expect(new FileBudgetStore(state, `${'f'.repeat(64)}0`).path).toBe(join(budgetDir, `${'f'.repeat(64)}.json`));
   });
 
-  it('an update with nothing to change writes nothing: a batch that must wait, a withdraw with no claim, an unprobe with no probe', () => {
-    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => T0 + 10);
+  it('an update with nothing to change writes nothing: a batch that must wait, a withdraw with no claim, an unprobe with no probe', async () => {
+    const a = fileBudget(join(tempDir(), 'state.json'), 'fp', () => T0 + 10);
     // A window of one, spent; with a field of a later version's, which a rewrite would drop.
     const text = `${JSON.stringify({ sends: [[T0, T0 + 2]], limit: 1, windowMs: 5_000, answeredAt: T0 + 2, later: 'kept' })}\n`;
     mkdirSync(dirname(a.path));
     writeFileSync(a.path, text);
-    expect(a.tryReserve()).toEqual({ waitMs: 2 + 5_000 + SLOT_MARGIN_MS - 10 });
-    a.withdraw();
-    a.unprobe();
+    expect(await a.tryReserve()).toEqual({ waitMs: 2 + 5_000 + SLOT_MARGIN_MS - 10 });
+    await a.withdraw();
+    await a.unprobe();
     expect(readFileSync(a.path, 'utf8')).toBe(text);
   });
 
-  it('whose lock another process keeps holding: an update gives up waiting for it and goes without it, leaving the holder its lock', () => {
-    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => T0);
+  it('whose lock another process keeps holding: an update gives up waiting for it and goes without it, leaving the holder its lock', async () => {
+    const a = fileBudget(join(tempDir(), 'state.json'), 'fp', () => T0);
     // A live holder's lock: newer than now however long the wait, never taken over as left by a dead process.
     const lock = `${a.path}.lock`;
     mkdirSync(lock, { recursive: true });
@@ -596,7 +553,7 @@ describe('the budget file', () => {
     let clock = Date.now();
     const spy = vi.spyOn(Date, 'now').mockImplementation(() => (clock += 500));
     try {
-      expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
+      expect(await a.tryReserve()).toEqual({ sentAt: T0, probe: true });
     } finally {
       spy.mockRestore();
     }
@@ -604,45 +561,44 @@ describe('the budget file', () => {
     expect(stored(a, T0).sends).toEqual([[T0, T0]]);
   });
 
-  it('a store that cannot be reached at all (its every update the fallback): the request goes unbudgeted, and its answer fails nothing', () => {
-    const unreachable: BudgetStore<true> = { now: () => T0, read: () => ({ sends: [] }), update: (_fn, fallback) => fallback };
-    const a = new Budget<true>(unreachable);
-    expect(a.tryReserve()).toEqual({ sentAt: T0 });
-    // This process never saw the budget, so it has nothing to fold the answer into.
-    expect(a.observe(headers(10, 9, 5), T0)).toBeUndefined();
+  it('a store that cannot be reached at all (its every update the fallback): the request goes unbudgeted, and its answer fails nothing', async () => {
+    const unreachable: BudgetStore = { now: () => T0, read: async () => ({ sends: [] }), update: async (_fn, fallback) => fallback };
+    const a = new Budget(unreachable);
+    expect(await a.tryReserve()).toEqual({ sentAt: T0 });
+    expect(await a.observe(headers(10, 9, 5), T0)).toBeUndefined();
   });
 
-  it('seen() is what this process last wrote, and an empty budget before its first update', () => {
+  it('seen() is what this process last wrote, and an empty budget before its first update', async () => {
     let now = T0;
-    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
+    const a = fileBudget(join(tempDir(), 'state.json'), 'fp', () => now);
     expect(a.seen()).toEqual({ sends: [] });
-    a.tryReserve();
+    await a.tryReserve();
     now += 2;
-    a.observe(headers(10, 9, 5), T0, false);
+    await a.observe(headers(10, 9, 5), T0);
     expect(a.seen()).toEqual(stored(a, now));
     expect(a.seen().sends).toEqual([[T0, T0 + 2]]);
   });
 
-  it('allRates: the last rate state of every token seen on the machine, newest first, whatever order the directory lists them in', () => {
+  it('allRates: the last rate state of every token seen on the machine, newest first, whatever order the directory lists them in', async () => {
     const home = tempDir();
     const state = join(home, 'state.json');
     const fingerprints = ['fa', 'fb', 'fc', 'fd'];
-    for (const fp of fingerprints) new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 }));
+    for (const fp of fingerprints) await fileBudget(state, fp, () => T0).updateRate(() => ({ seenAt: T0 }));
     // The order the directory lists them in: each a second newer than the one before, so newest first is its reverse.
     const listed = readdirSync(join(home, 'budget')).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5));
     expect([...listed].sort()).toEqual(fingerprints);
-    listed.forEach((fp, i) => new BudgetFile(state, fp, () => T0).updateRate(() => ({ seenAt: T0 + i * 1_000, remaining: 10 - i })));
+    for (const [i, fp] of listed.entries()) await fileBudget(state, fp, () => T0).updateRate(() => ({ seenAt: T0 + i * 1_000, remaining: 10 - i }));
     // A token whose remaining is not known shows nothing, nor one with no rate state yet.
-    new BudgetFile(state, 'fe', () => T0).updateRate(() => ({ seenAt: T0 + 9_000 }));
-    new BudgetFile(state, 'ff', () => T0).tryReserve();
+    await fileBudget(state, 'fe', () => T0).updateRate(() => ({ seenAt: T0 + 9_000 }));
+    await fileBudget(state, 'ff', () => T0).tryReserve();
     // Nor is a file other than a budget one (an editor's backup) a token.
     writeFileSync(join(home, 'budget', 'fa.json~'), readFileSync(join(home, 'budget', 'fa.json')));
-    expect(allRates(state)).toEqual(listed.map((fp, i) => ({ fingerprint: fp, rate: { seenAt: T0 + i * 1_000, remaining: 10 - i } })).reverse());
-    expect(lastRate(state, 'fe')).toEqual({ seenAt: T0 + 9_000 });
+    expect(await allRates(state)).toEqual(listed.map((fp, i) => ({ fingerprint: fp, rate: { seenAt: T0 + i * 1_000, remaining: 10 - i } })).reverse());
+    expect(await lastRate(state, 'fe')).toEqual({ seenAt: T0 + 9_000 });
   });
 
-  it('allRates: none on a machine where no token was seen yet (no budget directory)', () => {
-    expect(allRates(join(tempDir(), 'state.json'))).toEqual([]);
+  it('allRates: none on a machine where no token was seen yet (no budget directory)', async () => {
+    expect(await allRates(join(tempDir(), 'state.json'))).toEqual([]);
   });
 });
 
@@ -682,13 +638,13 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(unreserve(d, T0 + 100, 'a')).toEqual(d);
   });
 
-  it('BudgetFile: a probe that fails is undone at once: the next process probes without waiting for it to lapse', () => {
+  it('on the file: a probe that fails is undone at once: the next process probes without waiting for it to lapse', async () => {
     const { clock, a, b } = twoOnOneFile();
-    expect(a.tryReserve()).toEqual({ sentAt: T0, probe: true });
+    expect(await a.tryReserve()).toEqual({ sentAt: T0, probe: true });
     clock.now += 1;
-    expect(b.tryReserve()).toEqual({ waitMs: PROBE_STEP_MS, deferred: true });
-    a.unprobe();
-    expect(b.tryReserve()).toEqual({ sentAt: T0 + 1, probe: true });
+    expect(await b.tryReserve()).toEqual({ waitMs: PROBE_STEP_MS, deferred: true });
+    await a.unprobe();
+    expect(await b.tryReserve()).toEqual({ sentAt: T0 + 1, probe: true });
   });
 
   it('a view older than a window is no view; a 429 forgets it, so after the block one request probes again', () => {
@@ -701,7 +657,7 @@ describe('the probe: the first request into a window the budget has no fresh vie
     expect(decide(d, T0 + 1_200)).toEqual({ ok: true, probe: true });
   });
 
-  it('six clients with a fresh budget, one request left in a window another client spent: not one 429', () => {
+  it('six clients with a fresh budget, one request left in a window another client spent: not one 429', async () => {
     const srv = server(10, 5_000);
     for (let i = 0; i < 9; i++) srv.take(T0 - 1_000 + i);
     let d: BudgetData = { sends: [] };
@@ -759,8 +715,8 @@ describe('one process, many callers at once (an MCP server\'s calls)', () => {
       await new Promise((resolve) => setImmediate(resolve));
       clock.now = Math.max(clock.now, wake);
     };
-    const budget = new Budget(new FileStore(join(tempDir(), 'state.json'), 'fp', () => clock.now));
-    const send = compose([budgetLayer({ file: budget, origin: ORIGIN, pace: wait, defer: wait, now: () => clock.now })], async (): Promise<Answer> => {
+    const budget = new Budget(new FileBudgetStore(join(tempDir(), 'state.json'), 'fp', () => clock.now));
+    const send = compose([budgetLayer({ budget, origin: ORIGIN, pace: wait, defer: wait, now: () => clock.now })], async (): Promise<Answer> => {
       await new Promise((resolve) => setImmediate(resolve));
       const r = srv.take(clock.now);
       return { status: r.ok ? 200 : 429, headers: r.headers, text: '' };
@@ -777,186 +733,5 @@ describe('one process, many callers at once (an MCP server\'s calls)', () => {
 
   it('on a warm budget, each caller reserves a slot of its own: the server refuses none', async () => {
     expect(await burst(25, true)).toEqual({ statuses: Array.from({ length: 25 }, () => 200), refused: 0 });
-  });
-});
-
-describe('folding an answer into the next update', () => {
-  it('an answer that says what the budget knew, within half a window of its request, is quiet', () => {
-    let d = reserve(known(), T0 + 100);
-    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + SLOT_MARGIN_MS)).toBe(true);
-    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + 2_499)).toBe(true);
-    // Late: others could soon act on the slot's freeing, predicted from its reservation.
-    expect(quietAnswer(d, headers(10, 8, 5), T0 + 100, T0 + 100 + 2_500)).toBe(false);
-    // Another machine spent two: the others must learn it.
-    expect(quietAnswer(d, headers(10, 6, 5), T0 + 100, T0 + 101)).toBe(false);
-    // A new limit.
-    expect(quietAnswer(d, headers(20, 18, 5), T0 + 100, T0 + 101)).toBe(false);
-    // Nothing learnt yet.
-    expect(quietAnswer(reserve({ sends: [] }, T0), headers(10, 9, 5), T0, T0 + 1)).toBe(false);
-    // A shorter window learnt from a request alone in it.
-    d = reserve({ ...known(), sends: [] }, T0 + 100);
-    expect(quietAnswer(d, headers(10, 9, 4), T0 + 100, T0 + 101)).toBe(false);
-  });
-
-  it('with the window unknown, only an answer to a slot of this process\'s lease is quiet, and only one that leaves what the grant foresaw', () => {
-    // 1,000 a window of unknown length; the last view (Reset in 60 s) left 900.
-    const d: BudgetData = { sends: [[T0, T0 + 2]], limit: 1_000, view: { remaining: 900, resetAt: T0 + 60_000, sentAt: T0, at: T0 + 2 } };
-    const lease = { owner: 'me', from: T0 + 10, used: 1, base: 899, resetAt: T0 + 60_000 };
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, lease)).toBe(true);
-    // Someone else spent one since the grant: written at once.
-    expect(quietAnswer(d, headers(1_000, 897, 60), T0 + 10, T0 + 20, lease)).toBe(false);
-    // A request sent before the lease was granted: not one of its slots.
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 5, T0 + 20, lease)).toBe(false);
-    // A lease granted while the window was known foresaw nothing of an unknown one.
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20, { ...lease, base: undefined })).toBe(false);
-    // Nor is a request quiet that no lease of this process sent, even with a clock that stepped back since.
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 20)).toBe(false);
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 20, T0 + 10)).toBe(false);
-    // An answer without a Remaining cannot say that no one else spends.
-    expect(quietAnswer(d, {}, T0 + 10, T0 + 20, lease)).toBe(false);
-    // Nor can any answer while the budget knows no limit.
-    expect(quietAnswer({ ...d, limit: undefined }, { 'x-ratelimit-remaining': '898', 'x-ratelimit-reset': '60' }, T0 + 10, T0 + 20, lease)).toBe(false);
-    // An answer that teaches the window (the request alone in it) or a new limit: written at once.
-    expect(quietAnswer(d, headers(1_000, 999, 60), T0 + 10, T0 + 20, lease)).toBe(false);
-    expect(quietAnswer(d, headers(2_000, 1_898, 60), T0 + 10, T0 + 20, lease)).toBe(false);
-    // Written within half the platform's minute, and before the Reset of the view the file holds.
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 30_009, lease)).toBe(true);
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 30_010, lease)).toBe(false);
-    expect(quietAnswer(d, headers(1_000, 898, 60), T0 + 10, T0 + 1_000, { ...lease, resetAt: T0 + 1_000 })).toBe(false);
-  });
-
-  it('other machines\' requests counted by a view half a window old: the answer is written at once', () => {
-    // The answer at T0 + 102 counted two of the server's four as sent from elsewhere.
-    let d = observe(reserve(known(), T0 + 100), headers(10, 6, 5), T0 + 100, T0 + 102);
-    expect(d.view?.foreign).toBe(2);
-    // A request reserved just less than half a window after that view: its answer may wait.
-    const early = reserve(d, T0 + 2_601);
-    expect(quietAnswer(early, headers(10, 5, 5), T0 + 2_601, T0 + 2_603)).toBe(true);
-    // Half a window after it: the file's view would lapse before the write, so it goes at once.
-    d = reserve(d, T0 + 2_602);
-    expect(quietAnswer(d, headers(10, 5, 5), T0 + 2_602, T0 + 2_603)).toBe(false);
-  });
-
-  it('a view that counted no other machine\'s request need not be fresh: the answer may wait', () => {
-    const d = reserve(known(), T0 + 2_600);
-    expect(quietAnswer(d, headers(10, 8, 5), T0 + 2_600, T0 + 2_602)).toBe(true);
-  });
-
-  it('while a 429\'s block lasts, an answer is written at once; after it, one without rate headers too', () => {
-    // Two in flight, the first refused: the second's answer comes during the block.
-    const d = on429(reserve(reserve(known(), T0 + 100), T0 + 101), T0 + 100, 1_000, T0 + 102);
-    expect(quietAnswer(d, headers(10, 8, 5), T0 + 101, T0 + 103)).toBe(false);
-    // After the block, with no view: an answer that says nothing cannot say that no one else spends.
-    const after = reserve(d, T0 + 1_150);
-    expect(quietAnswer(after, {}, T0 + 1_150, T0 + 1_152)).toBe(false);
-  });
-
-  it('only while half the window is free: near the limit every answer is written at once', () => {
-    // 10 a window: with 5 counted (the one learnt from, and 4 more) half is still free.
-    let d = known();
-    for (let i = 1; i <= 4; i++) d = reserve(d, T0 + 100 * i);
-    expect(quietAnswer(d, headers(10, 5, 5), T0 + 400, T0 + 401)).toBe(true);
-    // One more, and fewer than half are free: the others need this answer's time now.
-    d = reserve(d, T0 + 500);
-    expect(quietAnswer(d, headers(10, 4, 5), T0 + 500, T0 + 501)).toBe(false);
-  });
-
-  it('BudgetFile: a quiet answer is written with the next reservation, or by flush(); a loud one at once', () => {
-    let now = T0;
-    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
-    const onDisk = (): BudgetData => stored(a, now);
-    a.tryReserve();
-    now += 2;
-    a.observe(headers(10, 9, 5), T0);
-    // The first answer teaches the limit and the window: written at once.
-    expect(onDisk().windowMs).toBe(5_000);
-    now += 10;
-    const second = a.tryReserve();
-    expect(second).toEqual({ sentAt: T0 + 12 });
-    now += 3;
-    a.observe(headers(10, 8, 5), T0 + 12);
-    // Folded: the file still holds the reservation as made, this process knows the answer.
-    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 12]]);
-    expect(a.read().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15]]);
-    now += 5;
-    a.tryReserve();
-    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15], [T0 + 20, T0 + 20]]);
-    now += 3;
-    a.observe(headers(10, 7, 5), T0 + 20);
-    expect(onDisk().rate?.remaining).toBe(8);
-    a.flush();
-    expect(onDisk().rate?.remaining).toBe(7);
-    expect(onDisk().sends.at(-1)).toEqual([T0 + 20, T0 + 23]);
-  });
-
-  /** A BudgetFile on a clock the test moves, whose first request taught it 10 a 5-second window (written at once), and what its file holds. */
-  function taughtFile() {
-    const clock = { now: T0 };
-    const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => clock.now);
-    a.tryReserve();
-    clock.now += 2;
-    a.observe(headers(10, 9, 5), T0);
-    const onDisk = (): BudgetData => stored(a, clock.now);
-    return { a, clock, onDisk };
-  }
-
-  it('BudgetFile: an answer its caller wants written at once (a probe\'s, an unpaced request\'s) is, however quiet', () => {
-    const { a, clock, onDisk } = taughtFile();
-    clock.now = T0 + 12;
-    a.tryReserve();
-    clock.now = T0 + 15;
-    a.observe(headers(10, 8, 5), T0 + 12, false);
-    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15]]);
-  });
-
-  it('BudgetFile: giving up a wait (withdraw) writes the answer folded for later, as every update does', () => {
-    const { a, clock, onDisk } = taughtFile();
-    clock.now = T0 + 12;
-    a.tryReserve();
-    clock.now = T0 + 15;
-    a.observe(headers(10, 8, 5), T0 + 12);
-    expect(onDisk().sends.at(-1)).toEqual([T0 + 12, T0 + 12]);
-    // A batch command that never registered as a waiter: there is no claim to take back, but the answer is written.
-    a.withdraw();
-    expect(onDisk().sends.at(-1)).toEqual([T0 + 12, T0 + 15]);
-    expect(onDisk().waiters).toBeUndefined();
-  });
-
-  it('BudgetFile: of two answers in flight, the quiet one folded first is written with the second, not replaced by it', () => {
-    const { a, clock, onDisk } = taughtFile();
-    clock.now = T0 + 12;
-    a.tryReserve();
-    clock.now = T0 + 13;
-    a.tryReserve();
-    clock.now = T0 + 15;
-    a.observe(headers(10, 8, 5), T0 + 12);
-    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 12], [T0 + 13, T0 + 13]]);
-    clock.now = T0 + 16;
-    a.observe(headers(10, 7, 5), T0 + 13);
-    a.flush();
-    // Neither was a slot of a lease, which would count it until the lease lapses: each answer's time is written.
-    expect(onDisk().sends).toEqual([[T0, T0 + 2], [T0 + 12, T0 + 15], [T0 + 13, T0 + 16]]);
-  });
-
-  it('BudgetFile: a folded answer no reservation follows is written half a window after its request', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      let now = T0;
-      const a = new BudgetFile(join(tempDir(), 'state.json'), 'fp', () => now);
-      const onDisk = (): BudgetData => stored(a, now);
-      a.tryReserve();
-      a.observe(headers(10, 9, 5), T0);
-      now += 100;
-      a.tryReserve();
-      now += 400;
-      a.observe(headers(10, 8, 5), T0 + 100);
-      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 100]);
-      vi.advanceTimersByTime(2_500 - 400 - 1);
-      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 100]);
-      vi.advanceTimersByTime(1);
-      expect(onDisk().sends.at(-1)).toEqual([T0 + 100, T0 + 500]);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });

@@ -8,7 +8,7 @@ import { ApiError, AuthError, HostctlError, NetworkError, NotFoundError, RateLim
 import { appendQuery, setQueryParam, MAX_BODY_BYTES } from '../../src/http/client.js';
 import { errorDetail } from '../../src/http/failures.js';
 import { oneLine } from '../../src/output/sanitize.js';
-import { FileStore, SLOT_MARGIN_MS } from '../../src/http/budget.js';
+import { FileBudgetStore, SLOT_MARGIN_MS } from '../../src/http/budget.js';
 import { BASE_BACKOFF_MS, DEFAULT_RETRIES } from '../../src/http/retry.js';
 import { VirtualClock } from '../support/inproc.js';
 import { closeAfterEach, TOKEN, stub, json, harness, newState, closedPort, rejection, cleanupDirs, onFakeTimers } from './http-support.js';
@@ -162,7 +162,7 @@ describe('status mapping', () => {
     expect(onDisk).toContain(h.fingerprint);
     expect(onDisk).not.toContain(TOKEN);
     // A 401's rate headers count failed logins, not this token's window.
-    expect(lastRate(h.statePath, h.fingerprint)).toBeUndefined();
+    expect(await lastRate(h.statePath, h.fingerprint)).toBeUndefined();
   });
 
   it('401 with acceptAnyStatus resolves but still marks the token', async () => {
@@ -542,7 +542,7 @@ describe('rate limit through the client', () => {
     const h = track(harness(s.baseUrl));
     const before = Date.now();
     await h.client.request({ path: '/apps' });
-    const r = lastRate(h.statePath, h.fingerprint)!;
+    const r = (await lastRate(h.statePath, h.fingerprint))!;
     expect(r.limit).toBe(20);
     expect(r.remaining).toBe(17);
     expect(r.resetAt).toBeGreaterThanOrEqual(before + 42_000);
@@ -554,7 +554,7 @@ describe('rate limit through the client', () => {
     const s = track(await stub((_req, res) => json(res, [], 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(at) })));
     const h = track(harness(s.baseUrl));
     await h.client.request({ path: '/apps' });
-    expect(lastRate(h.statePath, h.fingerprint)).toMatchObject({ limit: 60, remaining: 0, resetAt: at * 1000 });
+    expect(await lastRate(h.statePath, h.fingerprint)).toMatchObject({ limit: 60, remaining: 0, resetAt: at * 1000 });
   });
 
   it('on 429 waits Retry-After, resends the same request, and notes it once', async () => {
@@ -570,7 +570,7 @@ describe('rate limit through the client', () => {
     expect(clock.sleeps).toEqual([1_000]);
     expect(s.seen.map((x) => x.url)).toEqual(['/v1/apps?publicId[]=ap-1', '/v1/apps?publicId[]=ap-1']);
     expect(h.stderr.text).toBe('Rate limit reached: waiting 1s before retrying (--no-wait to fail instead).\n');
-    expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(5);
+    expect((await lastRate(h.statePath, h.fingerprint))?.remaining).toBe(5);
   });
 
   it('with --no-wait a 429 is RateLimitError(5) at once', async () => {
@@ -583,7 +583,7 @@ describe('rate limit through the client', () => {
     expect(s.seen).toHaveLength(1);
     expect(h.stderr.text).toBe('');
     // The next command knows the window is spent.
-    expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(0);
+    expect((await lastRate(h.statePath, h.fingerprint))?.remaining).toBe(0);
   });
 
   it('a 429 whose wait exceeds --max-wait fails at once without waiting', async () => {
@@ -651,21 +651,6 @@ describe('the shared budget through the client', () => {
     }
   });
 
-  it('settle() writes an answer the budget kept back for later, for the others to read', async () => {
-    const s = track(await windowOf(10));
-    await onFakeTimers(async () => {
-      const clock = new VirtualClock();
-      const h = track(harness(s.baseUrl, { clock }));
-      await h.client.request({ path: '/apps' });
-      clock.advance(10);
-      await h.client.request({ path: '/apps' });
-      // The second answer told the budget nothing new: kept back, the file has the first's.
-      expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(9);
-      await h.client.settle();
-      expect(lastRate(h.statePath, h.fingerprint)?.remaining).toBe(8);
-    });
-  });
-
   it('a proxy variable hostctl cannot use is refused before a slot of the budget is taken', async () => {
     const h = track(harness('https://api.hostctl-test.invalid/v1', { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } }));
     const err = await rejection(h.client.request({ path: '/apps' }));
@@ -678,12 +663,12 @@ describe('the shared budget through the client', () => {
   it('close() closes a budget store that can be closed, and leaves alone one that cannot', async () => {
     const s = track(await stub((_req, res) => json(res, [])));
     const plain = newState();
-    const h = harness(s.baseUrl, { budgetStore: new FileStore(plain.path, 'fp') }, plain);
+    const h = harness(s.baseUrl, { budgetStore: new FileBudgetStore(plain.path, 'fp') }, plain);
     await h.client.request({ path: '/apps' });
     await expect(h.client.close()).resolves.toBeUndefined();
     let closed = 0;
     const closable = newState();
-    const store = Object.assign(new FileStore(closable.path, 'fp'), { close: () => void closed++ });
+    const store = Object.assign(new FileBudgetStore(closable.path, 'fp'), { close: () => void closed++ });
     const c = harness(s.baseUrl, { budgetStore: store }, closable);
     await c.client.request({ path: '/apps' });
     await c.client.close();

@@ -357,25 +357,24 @@ describe('the verbose log', () => {
 });
 
 describe('the budget layer', () => {
-  /** A budget file that says wait as `waits` says (a number: a spent window), then gives a slot each time. */
+  /** A budget that says wait as `waits` says (a number: a spent window), then gives a slot each time. */
   function file(waits: Array<number | { waitMs: number; deferred: true }>, probe = false) {
     const calls: string[] = [];
     let n = 0;
     return {
       calls,
       caller: () => 'caller',
-      tryReserve: (force = false) => {
+      tryReserve: async (force = false) => {
         calls.push(`reserve${force ? '!' : ''}`);
         const w = waits[n++];
         if (w !== undefined) return typeof w === 'number' ? { waitMs: w } : w;
         return probe ? { sentAt: 100 + n, probe: true as const } : { sentAt: 100 + n };
       },
-      observe: (h: Record<string, string>, sentAt: number, fold = true) =>
-        void calls.push(`observe${fold ? '' : '!'}@${sentAt}${Object.keys(h).length > 0 ? `:${JSON.stringify(h)}` : ''}`),
-      on429: (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
-      withdraw: () => void calls.push('withdraw'),
-      unprobe: () => void calls.push('unprobe'),
-      release: (sentAt: number) => void calls.push(`release@${sentAt}`),
+      observe: async (h: Record<string, string>, sentAt: number) => void calls.push(`observe@${sentAt}${Object.keys(h).length > 0 ? `:${JSON.stringify(h)}` : ''}`),
+      on429: async (sentAt: number, ms: number) => void calls.push(`429@${sentAt}:${ms}`),
+      withdraw: async () => void calls.push('withdraw'),
+      unprobe: async () => void calls.push('unprobe'),
+      release: async (sentAt: number) => void calls.push(`release@${sentAt}`),
     };
   }
 
@@ -383,7 +382,7 @@ describe('the budget layer', () => {
     const f = file([40, 40]);
     const caller = new AbortController();
     const { send, seen } = drive(
-      budgetLayer({ file: f, origin: ORIGIN, pace: async () => caller.abort(), now: () => 0 }),
+      budgetLayer({ budget: f, origin: ORIGIN, pace: async () => caller.abort(), now: () => 0 }),
       [answer(200)],
     );
     const err = await rejection(send(get('/v1/apps', { signal: caller.signal })));
@@ -396,7 +395,7 @@ describe('the budget layer', () => {
     const caller = new AbortController();
     const f = file([]);
     const reserving = { ...f, tryReserve: () => (caller.abort(), f.tryReserve()) };
-    const { send, seen } = drive(budgetLayer({ file: reserving, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200)]);
+    const { send, seen } = drive(budgetLayer({ budget: reserving, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200)]);
     expect(await rejection(send(get('/v1/apps', { signal: caller.signal })))).toBeInstanceOf(InterruptedError);
     expect(seen).toHaveLength(0);
     expect(f.calls).toEqual(['reserve', 'release@101']);
@@ -405,7 +404,7 @@ describe('the budget layer', () => {
   it('a redirect hop of a cancelled exchange is cancelled with it: it is not sent', async () => {
     const caller = new AbortController();
     const sent: Exchange[] = [];
-    const send = compose([redirects({ origin: ORIGIN }), budgetLayer({ file: file([]), origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async (x) => {
+    const send = compose([redirects({ origin: ORIGIN }), budgetLayer({ budget: file([]), origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async (x) => {
       sent.push(x);
       caller.abort();
       return { ...answer(302), headers: { location: '/v1/moved' } };
@@ -418,7 +417,7 @@ describe('the budget layer', () => {
     const f = file([40, 2]);
     const paced: number[] = [];
     const { send } = drive(
-      budgetLayer({ file: f, origin: ORIGIN, pace: async (ms) => void paced.push(ms), now: () => 0 }),
+      budgetLayer({ budget: f, origin: ORIGIN, pace: async (ms) => void paced.push(ms), now: () => 0 }),
       [answer(200, { 'x-ratelimit-remaining': '3' })],
     );
     await send(get());
@@ -429,30 +428,29 @@ describe('the budget layer', () => {
 
   it('an unpaced exchange forces its slot; another origin spends none; a 429 blocks, a 401 teaches nothing', async () => {
     const f = file([]);
-    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(200), answer(429, { 'retry-after': '2' }), answer(401)]);
+    const { send } = drive(budgetLayer({ budget: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(200), answer(429, { 'retry-after': '2' }), answer(401)]);
     await send(get('/v1/apps', { unpaced: true }));
     await send({ ...get(), url: new URL('https://other.invalid/x') });
     await send(get());
     await send(get());
-    // The unpaced request's answer is written at once: its caller reads the file next.
-    expect(f.calls).toEqual(['reserve!', 'observe!@101', 'reserve', '429@102:2000', 'reserve']);
+    expect(f.calls).toEqual(['reserve!', 'observe@101', 'reserve', '429@102:2000', 'reserve']);
   });
 
-  it('a probe\'s answer is written at once; a probe that learns nothing (a 401, a failure) lets the others go', async () => {
+  it('a probe\'s answer is recorded; a probe that learns nothing (a 401, a failure) lets the others go', async () => {
     const f = file([], true);
-    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(401)]);
+    const { send } = drive(budgetLayer({ budget: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(200), answer(401)]);
     await send(get());
     await send(get());
-    const failing = compose([budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
+    const failing = compose([budgetLayer({ budget: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
       throw new Error('connection refused');
     });
     await expect(failing(get())).rejects.toThrow('connection refused');
-    expect(f.calls).toEqual(['reserve', 'observe!@101', 'reserve', 'unprobe', 'reserve', 'unprobe']);
+    expect(f.calls).toEqual(['reserve', 'observe@101', 'reserve', 'unprobe', 'reserve', 'unprobe']);
   });
 
   it('a request that was not the probe and fails undoes nothing: the budget counts it as sent', async () => {
     const f = file([]);
-    const failing = compose([budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
+    const failing = compose([budgetLayer({ budget: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 })], async () => {
       throw new Error('connection refused');
     });
     await expect(failing(get())).rejects.toThrow('connection refused');
@@ -463,17 +461,17 @@ describe('the budget layer', () => {
     const waits = () => [{ waitMs: 100, deferred: true as const }, 40];
     const both: string[] = [];
     const f = file(waits());
-    await drive(budgetLayer({ file: f, origin: ORIGIN, pace: async (ms) => void both.push(`pace ${ms}`), defer: async (ms) => void both.push(`defer ${ms}`), now: () => 0 }), [answer(200)]).send(get());
+    await drive(budgetLayer({ budget: f, origin: ORIGIN, pace: async (ms) => void both.push(`pace ${ms}`), defer: async (ms) => void both.push(`defer ${ms}`), now: () => 0 }), [answer(200)]).send(get());
     expect(both).toEqual(['defer 100', 'pace 40']);
     const paced: number[] = [];
-    await drive(budgetLayer({ file: file(waits()), origin: ORIGIN, pace: async (ms) => void paced.push(ms), now: () => 0 }), [answer(200)]).send(get());
+    await drive(budgetLayer({ budget: file(waits()), origin: ORIGIN, pace: async (ms) => void paced.push(ms), now: () => 0 }), [answer(200)]).send(get());
     expect(paced).toEqual([100, 40]);
   });
 
   it('an answer that the store cannot record (Redis required and gone) is still returned: a write done is not lost', async () => {
     const gone = new Error('the shared store cannot be used');
     const f = { ...file([], true), observe: () => Promise.reject(gone), on429: () => Promise.reject(gone), unprobe: () => Promise.reject(gone) };
-    const { send } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(201), answer(429, { 'retry-after': '2' }), answer(401)]);
+    const { send } = drive(budgetLayer({ budget: f, origin: ORIGIN, pace: async () => undefined, now: () => 0 }), [answer(201), answer(429, { 'retry-after': '2' }), answer(401)]);
     expect((await send(get())).status).toBe(201);
     expect((await send(get())).status).toBe(429);
     expect((await send(get())).status).toBe(401);
@@ -481,7 +479,7 @@ describe('the budget layer', () => {
 
   it('a wait that is refused (--no-wait, --max-wait) withdraws the claim, and nothing is sent', async () => {
     const f = file([40]);
-    const { send, seen } = drive(budgetLayer({ file: f, origin: ORIGIN, pace: () => Promise.reject(new RateLimitError('spent', 'hint')), now: () => 0 }), [answer(200)]);
+    const { send, seen } = drive(budgetLayer({ budget: f, origin: ORIGIN, pace: () => Promise.reject(new RateLimitError('spent', 'hint')), now: () => 0 }), [answer(200)]);
     expect(await rejection(send(get()))).toBeInstanceOf(RateLimitError);
     expect(seen).toHaveLength(0);
     expect(f.calls).toEqual(['reserve', 'withdraw']);

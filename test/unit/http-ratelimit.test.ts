@@ -5,7 +5,7 @@ import {
   DEFAULT_RETRY_MS,
   MIN_RETRY_MS,
   MAX_HORIZON_MS,
-  RateLimiter,
+  Pacer,
   hasRateHeaders,
   nextRate,
   parseRateHeaders,
@@ -15,7 +15,7 @@ import {
 } from '../../src/http/ratelimit.js';
 import { StateStore } from '../../src/config/state.js';
 import { MemoryStream, cleanupDirs, newState, rejection } from './http-support.js';
-import { BudgetFile, normalizeBudget, observe, on429, type BudgetData } from '../../src/http/budget.js';
+import { Budget, FileBudgetStore, normalizeBudget, observe, on429, type BudgetData } from '../../src/http/budget.js';
 
 afterAll(cleanupDirs);
 
@@ -146,10 +146,10 @@ describe('the rate state after an answer', () => {
 const BASE = new URL('http://127.0.0.1:9/v1');
 
 /**
- * A limiter on its own clock (moved on by each sleep) and in-memory stderr; `terminal`
+ * A Pacer on its own clock (moved on by each sleep) and in-memory stderr; `terminal`
  * makes stderr a terminal and records the countdown spinner's texts instead of running ora.
  */
-function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean } = {}) {
+function pacing(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean } = {}) {
   const { state, path } = newState();
   const stderr = new MemoryStream();
   stderr.isTTY = over.terminal === true;
@@ -167,8 +167,8 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean 
   const saved: boolean[] = [];
   state.rememberIds(BASE, 'apps', ['ap-learnt']);
   const onDisk = () => new StateStore(path).knownIds(BASE, 'apps').includes('ap-learnt');
-  const rates = new BudgetFile(state.path, 'fp', () => now);
-  const rl = new RateLimiter({
+  const rates = new Budget(new FileBudgetStore(state.path, 'fp', () => now));
+  const pacer = new Pacer({
     state,
     rates,
     io,
@@ -181,18 +181,18 @@ function limiter(over: { wait?: boolean; maxWaitMs?: number; terminal?: boolean 
       now += ms;
     },
   });
-  return { rl, rates, stderr, sleeps, spinner, saved, onDisk };
+  return { pacer, rates, stderr, sleeps, spinner, saved, onDisk };
 }
 
-describe('RateLimiter', () => {
+describe('Pacer', () => {
   it("a call's waits (for the budget, a 429, a retry) end once it is cancelled, and leave no timer behind", async () => {
     vi.useFakeTimers();
     try {
       const { state } = newState();
       const io = new IO({ stderr: new MemoryStream(), stdout: new MemoryStream(), env: {} });
       const call = new AbortController();
-      const rl = new RateLimiter({ state, rates: new BudgetFile(state.path, 'fp', () => NOW), io, wait: true, maxWaitMs: 120_000, now: () => NOW, signal: call.signal });
-      const waits = [rl.pace(30_000), rl.on429({ 'retry-after': '30' }), rl.retryAfter(1_000, 'the API answered 503', 1, 2)];
+      const pacer = new Pacer({ state, rates: new Budget(new FileBudgetStore(state.path, 'fp', () => NOW)), io, wait: true, maxWaitMs: 120_000, now: () => NOW, signal: call.signal });
+      const waits = [pacer.pace(30_000), pacer.on429({ 'retry-after': '30' }), pacer.retryAfter(1_000, 'the API answered 503', 1, 2)];
       for (const w of waits) w.catch(() => undefined);
       await vi.advanceTimersByTimeAsync(1);
       expect(vi.getTimerCount()).toBe(waits.length);
@@ -200,7 +200,7 @@ describe('RateLimiter', () => {
       for (const w of waits) await expect(w).rejects.toThrow();
       expect(vi.getTimerCount()).toBe(0);
       // One begun after the cancel does not wait at all.
-      await expect(rl.pace(1_000)).rejects.toThrow();
+      await expect(pacer.pace(1_000)).rejects.toThrow();
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
@@ -208,23 +208,23 @@ describe('RateLimiter', () => {
   });
 
   it('paces: a wait for the shared budget says so once, then sleeps', async () => {
-    const { rl, sleeps, stderr } = limiter();
-    await rl.pace(12_000);
+    const { pacer, sleeps, stderr } = pacing();
+    await pacer.pace(12_000);
     expect(sleeps).toEqual([12_000]);
     expect(stderr.text).toBe('Rate limit window spent: waiting 12s before sending (--no-wait to fail instead).\n');
   });
 
   it('a transient-failure retry waits within --max-wait, even with --no-wait', async () => {
-    const { rl, sleeps } = limiter({ wait: false, maxWaitMs: 5_000 });
-    expect(rl.canWait(5_000)).toBe(true);
-    await rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    const { pacer, sleeps } = pacing({ wait: false, maxWaitMs: 5_000 });
+    expect(pacer.canWait(5_000)).toBe(true);
+    await pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(sleeps).toEqual([1_000]);
-    expect(rl.canWait(4_001)).toBe(false);
+    expect(pacer.canWait(4_001)).toBe(false);
   });
 
   it("a 429 that is not waited out quotes the server's words: a lockout and a rate limit look alike otherwise", async () => {
-    const { rl } = limiter({ wait: false });
-    const err = await rl.on429({ 'retry-after': '600' }, '"Too many failed authentications came from 127.0.0.1."').then(
+    const { pacer } = pacing({ wait: false });
+    const err = await pacer.on429({ 'retry-after': '600' }, '"Too many failed authentications came from 127.0.0.1."').then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -233,33 +233,33 @@ describe('RateLimiter', () => {
   });
 
   it('after a 429, Retry-After decides when to send again, not a Reset further off', async () => {
-    const { rl, rates, sleeps } = limiter();
-    rates.updateRate(() => ({ limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW }));
-    await rl.on429({ 'retry-after': '2', 'x-ratelimit-reset': String(Math.ceil((NOW + 60_000) / 1000)) });
+    const { pacer, rates, sleeps } = pacing();
+    await rates.updateRate(() => ({ limit: 20, remaining: 5, resetAt: NOW + 60_000, seenAt: NOW }));
+    await pacer.on429({ 'retry-after': '2', 'x-ratelimit-reset': String(Math.ceil((NOW + 60_000) / 1000)) });
     expect(sleeps).toEqual([2000]);
-    expect(rates.rate()).toMatchObject({ limit: 20, remaining: 0, resetAt: NOW + 2000 });
+    expect(await rates.rate()).toMatchObject({ limit: 20, remaining: 0, resetAt: NOW + 2000 });
   });
 
   it('on a 429 waits Retry-After and records the spent window', async () => {
-    const { rl, rates, sleeps } = limiter();
-    await rl.on429({ 'retry-after': '4' });
+    const { pacer, rates, sleeps } = pacing();
+    await pacer.on429({ 'retry-after': '4' });
     expect(sleeps).toEqual([4000]);
-    expect(rl.waitedMs).toBe(4000);
-    expect(rates.rate()).toMatchObject({ remaining: 0, resetAt: NOW + 4000 });
+    expect(pacer.waitedMs).toBe(4000);
+    expect(await rates.rate()).toMatchObject({ remaining: 0, resetAt: NOW + 4000 });
   });
 
   it('--no-wait: RateLimitError at once, no sleep', async () => {
-    const { rl, sleeps } = limiter({ wait: false });
-    const err = await rejection(rl.on429({ 'retry-after': '4' }));
+    const { pacer, sleeps } = pacing({ wait: false });
+    const err = await rejection(pacer.on429({ 'retry-after': '4' }));
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.message).toContain('--no-wait');
     expect(sleeps).toEqual([]);
   });
 
   it('--max-wait: the total wait of one command is bounded; past it RateLimitError without waiting', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
-    await rl.on429({ 'retry-after': '6' });
-    const err = await rejection(rl.on429({ 'retry-after': '6' }));
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
+    await pacer.on429({ 'retry-after': '6' });
+    const err = await rejection(pacer.on429({ 'retry-after': '6' }));
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.message).toContain('only 4s of --max-wait is left');
     expect(sleeps).toEqual([6000]);
@@ -286,7 +286,7 @@ describe('RateLimiter', () => {
 });
 
 /** A wait refused: a RateLimitError, nothing slept, what the run learnt saved first; its words. */
-async function refused(l: ReturnType<typeof limiter>, wait: Promise<void>) {
+async function refused(l: ReturnType<typeof pacing>, wait: Promise<void>) {
   const err = await rejection(wait);
   expect(err).toBeInstanceOf(RateLimitError);
   expect(l.sleeps).toEqual([]);
@@ -297,8 +297,8 @@ async function refused(l: ReturnType<typeof limiter>, wait: Promise<void>) {
 
 describe('what a wait says, and when it is refused', () => {
   it('--no-wait on a 429: when the window frees up, to the second and on the clock, and how to go on', async () => {
-    const l = limiter({ wait: false });
-    expect(await refused(l, l.rl.on429({ 'retry-after': '1.5' }))).toEqual({
+    const l = pacing({ wait: false });
+    expect(await refused(l, l.pacer.on429({ 'retry-after': '1.5' }))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests); it frees up in 2s (at 2026-01-15T12:00:01Z), and --no-wait is set.',
       hint: 'Run the command again after 2s, or leave out --no-wait to let hostctl wait.',
       retryAfter: 2,
@@ -306,15 +306,15 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('--no-wait when the shared budget has no slot: the window is spent, and nothing is sent', async () => {
-    const l = limiter({ wait: false });
-    expect((await refused(l, l.rl.pace(12_000))).message).toBe(
+    const l = pacing({ wait: false });
+    expect((await refused(l, l.pacer.pace(12_000))).message).toBe(
       'The rate limit window for this token is spent; it frees up in 12s (at 2026-01-15T12:00:12Z), and --no-wait is set.',
     );
   });
 
   it('a first wait longer than --max-wait names the limit, in whole seconds, and when to run again', async () => {
-    const l = limiter({ maxWaitMs: 2_500 });
-    expect(await refused(l, l.rl.on429({ 'retry-after': '3' }, 'slow down'))).toEqual({
+    const l = pacing({ maxWaitMs: 2_500 });
+    expect(await refused(l, l.pacer.on429({ 'retry-after': '3' }, 'slow down'))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests; the server said: slow down); it frees up in 3s (at 2026-01-15T12:00:03Z), but --max-wait allows 2s.',
       hint: 'Run the command again after 2026-01-15T12:00:03Z, or raise --max-wait.',
       retryAfter: 3,
@@ -322,64 +322,64 @@ describe('what a wait says, and when it is refused', () => {
   });
 
   it('a retry past --max-wait says what failed and which retry it was', async () => {
-    const l = limiter({ maxWaitMs: 5_000 });
-    expect((await refused(l, l.rl.retryAfter(6_000, 'the API answered 503', 1, 2))).message).toBe(
+    const l = pacing({ maxWaitMs: 5_000 });
+    expect((await refused(l, l.pacer.retryAfter(6_000, 'the API answered 503', 1, 2))).message).toBe(
       'The request failed for now (the API answered 503; retry 1 of 2); the retry is due in 6s; it frees up in 6s (at 2026-01-15T12:00:06Z), but --max-wait allows 5s.',
     );
   });
 
   it('what is left of --max-wait is told in whole seconds, rounded down: none left is 0s, not 1s', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
-    await rl.pace(9_500);
-    const half = await rejection(rl.on429({ 'retry-after': '1' }));
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
+    await pacer.pace(9_500);
+    const half = await rejection(pacer.on429({ 'retry-after': '1' }));
     expect(half.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 1s (at 2026-01-15T12:00:10Z), but only 0s of --max-wait is left.');
-    await rl.pace(500);
-    const none = await rejection(rl.on429({ 'retry-after': '1' }));
+    await pacer.pace(500);
+    const none = await rejection(pacer.on429({ 'retry-after': '1' }));
     expect(none.message).toBe('The API rate limit is reached (429 Too Many Requests); it frees up in 1s (at 2026-01-15T12:00:11Z), but only 0s of --max-wait is left.');
     expect(sleeps).toEqual([9_500, 500]);
   });
 
   it('a wait of exactly what is left of --max-wait is waited, and then nothing is left', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: 10_000 });
-    await rl.pace(4_000);
-    await rl.on429({ 'retry-after': '6' });
+    const { pacer, sleeps } = pacing({ maxWaitMs: 10_000 });
+    await pacer.pace(4_000);
+    await pacer.on429({ 'retry-after': '6' });
     expect(sleeps).toEqual([4_000, 6_000]);
-    expect(rl.canWait(0)).toBe(true);
-    expect(rl.canWait(1)).toBe(false);
+    expect(pacer.canWait(0)).toBe(true);
+    expect(pacer.canWait(1)).toBe(false);
   });
 
   it('what the run learnt is saved before each wait, so that an interrupted wait leaves it behind', async () => {
-    const { rl, saved } = limiter();
-    await rl.on429({ 'retry-after': '2' });
+    const { pacer, saved } = pacing();
+    await pacer.on429({ 'retry-after': '2' });
     expect(saved).toEqual([true]);
   });
 
   it('a 429 asking for more than an hour is refused at once, whatever --max-wait, and the window is kept as spent for an hour', async () => {
-    const l = limiter({ maxWaitMs: 10 * MAX_HORIZON_MS });
-    expect(await refused(l, l.rl.on429({ 'retry-after': '7200' }))).toEqual({
+    const l = pacing({ maxWaitMs: 10 * MAX_HORIZON_MS });
+    expect(await refused(l, l.pacer.on429({ 'retry-after': '7200' }))).toEqual({
       message: 'The API rate limit is reached (429 Too Many Requests), and the server asks for a wait of 7200s, more than hostctl waits for (an hour).',
       hint: 'Try again later; if the server keeps asking for such waits, report it to the API operator.',
       retryAfter: 7200,
     });
-    expect(l.rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
-    const said = limiter();
-    expect((await refused(said, said.rl.on429({ 'retry-after': '3601' }, 'come back tomorrow'))).message).toBe(
+    expect(await l.rates.rate()).toEqual({ limit: undefined, remaining: 0, resetAt: NOW + MAX_HORIZON_MS, seenAt: NOW });
+    const said = pacing();
+    expect((await refused(said, said.pacer.on429({ 'retry-after': '3601' }, 'come back tomorrow'))).message).toBe(
       'The API rate limit is reached (429 Too Many Requests; the server said: come back tomorrow), and the server asks for a wait of 3601s, more than hostctl waits for (an hour).',
     );
   });
 
   it('a 429 asking for exactly an hour is waited, when --max-wait allows it', async () => {
-    const { rl, sleeps } = limiter({ maxWaitMs: MAX_HORIZON_MS });
-    await rl.on429({ 'retry-after': '3600' });
+    const { pacer, sleeps } = pacing({ maxWaitMs: MAX_HORIZON_MS });
+    await pacer.on429({ 'retry-after': '3600' });
     expect(sleeps).toEqual([MAX_HORIZON_MS]);
   });
 
   it('a 429 wait without a terminal is one note; a retry\'s wait is silent', async () => {
-    const { rl, stderr } = limiter();
-    await rl.on429({ 'retry-after': '1.5' });
+    const { pacer, stderr } = pacing();
+    await pacer.on429({ 'retry-after': '1.5' });
     expect(stderr.text).toBe('Rate limit reached: waiting 2s before retrying (--no-wait to fail instead).\n');
-    const quiet = limiter();
-    await quiet.rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    const quiet = pacing();
+    await quiet.pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(quiet.sleeps).toEqual([1_000]);
     expect(quiet.stderr.text).toBe('');
   });
@@ -387,18 +387,18 @@ describe('what a wait says, and when it is refused', () => {
 
 describe('defer: an interactive command takes the next free slot', () => {
   it('waits without a note, within --max-wait, even with --no-wait', async () => {
-    const { rl, sleeps, stderr } = limiter({ wait: false, maxWaitMs: 5_000 });
-    await rl.defer(3_000);
+    const { pacer, sleeps, stderr } = pacing({ wait: false, maxWaitMs: 5_000 });
+    await pacer.defer(3_000);
     expect(sleeps).toEqual([3_000]);
-    expect(rl.waitedMs).toBe(3_000);
+    expect(pacer.waitedMs).toBe(3_000);
     expect(stderr.text).toBe('');
-    expect(rl.canWait(2_000)).toBe(true);
-    expect(rl.canWait(2_001)).toBe(false);
+    expect(pacer.canWait(2_000)).toBe(true);
+    expect(pacer.canWait(2_001)).toBe(false);
   });
 
   it('a wait past --max-wait is refused as a spent window, without waiting', async () => {
-    const l = limiter({ maxWaitMs: 4_000 });
-    expect((await refused(l, l.rl.defer(5_000))).message).toBe(
+    const l = pacing({ maxWaitMs: 4_000 });
+    expect((await refused(l, l.pacer.defer(5_000))).message).toBe(
       'The rate limit window for this token is spent; it frees up in 5s (at 2026-01-15T12:00:05Z), but --max-wait allows 4s.',
     );
   });
@@ -406,8 +406,8 @@ describe('defer: an interactive command takes the next free slot', () => {
 
 describe('the countdown on a terminal', () => {
   it('counts the seconds down, a second at a time, and stops when the wait is over', async () => {
-    const { rl, sleeps, spinner, stderr } = limiter({ terminal: true });
-    await rl.on429({ 'retry-after': '2.5' });
+    const { pacer, sleeps, spinner, stderr } = pacing({ terminal: true });
+    await pacer.on429({ 'retry-after': '2.5' });
     expect(sleeps).toEqual([1000, 1000, 500]);
     expect(spinner).toEqual([
       'start Rate limit reached: waiting 3s…',
@@ -420,11 +420,11 @@ describe('the countdown on a terminal', () => {
   });
 
   it('names what it waits for: a spent window, or a transient failure and its retry', async () => {
-    const paced = limiter({ terminal: true });
-    await paced.rl.pace(1_000);
+    const paced = pacing({ terminal: true });
+    await paced.pacer.pace(1_000);
     expect(paced.spinner).toEqual(['start Rate limit window spent: waiting 1s…', 'Rate limit window spent: waiting 1s… (Ctrl-C to stop)', 'stop']);
-    const retry = limiter({ terminal: true });
-    await retry.rl.retryAfter(1_000, 'the API answered 503', 1, 2);
+    const retry = pacing({ terminal: true });
+    await retry.pacer.retryAfter(1_000, 'the API answered 503', 1, 2);
     expect(retry.spinner).toEqual([
       'start Transient failure (the API answered 503; retry 1 of 2): waiting 1s…',
       'Transient failure (the API answered 503; retry 1 of 2): waiting 1s… (Ctrl-C to stop)',
@@ -442,9 +442,9 @@ describe('the wait on a terminal', () => {
     expect(io.spinnerAllowed).toBe(true);
     let now = NOW;
     const texts: string[] = [];
-    const rl = new RateLimiter({
+    const pacer = new Pacer({
       state,
-      rates: new BudgetFile(state.path, 'fp', () => now),
+      rates: new Budget(new FileBudgetStore(state.path, 'fp', () => now)),
       io,
       wait: true,
       maxWaitMs: 60_000,
@@ -454,7 +454,7 @@ describe('the wait on a terminal', () => {
         now += ms;
       },
     });
-    await rl.on429({ 'retry-after': '3' });
+    await pacer.on429({ 'retry-after': '3' });
     io.stopSpinners();
     expect(texts).toHaveLength(3);
     expect(stderr.text).toContain('Rate limit reached: waiting 3s');

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, type BudgetData } from '../../src/http/budget.js';
+import { FileBudgetStore, type BudgetData } from '../../src/http/budget.js';
 import { parseRedisUrl, redisKeys } from '../../src/http/fleet.js';
-import { connectRedis, RedisStore, tokenSeal } from '../../src/http/redis.js';
+import { connectRedis, RedisBudgetStore, tokenSeal } from '../../src/http/redis.js';
 import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
 import { documentedAcl } from '../support/redis-acl.js';
 
@@ -37,7 +37,7 @@ describe.skipIf(skip !== undefined)('a Redis user with exactly the ACL docs/flee
     const open = async () => {
       const link = await connectRedis(parseRedisUrl(`redis://hostctl:${PASSWORD}@127.0.0.1:${redis.port}/1`, 'test'));
       const seal = tokenSeal('tok_acl');
-      return new RedisStore(link, redisKeys(seal.tag), new FileStore(join(dir, 'state.json'), 'acl'), (why) => faults.push(why), seal);
+      return new RedisBudgetStore(link, redisKeys(seal.tag), new FileBudgetStore(join(dir, 'state.json'), 'acl'), (why) => faults.push(why), seal);
     };
     const [a, b] = [await open(), await open()];
     try {

@@ -13,7 +13,7 @@ import { tokenSeal } from '../../src/http/seal.js';
 
 /** The keys of the token `token-<fingerprint>`, as hostctl names them (a digest keyed by the token). */
 const keysOf = (fingerprint: string) => redisKeys(tokenSeal(`token-${fingerprint}`).tag);
-import type { RedisStore } from '../../src/http/redis.js';
+import type { RedisBudgetStore } from '../../src/http/redis.js';
 import { redisClusterUnavailable, startRedisCluster, type RedisCluster } from '../support/redis.js';
 
 const skip = redisClusterUnavailable();
@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 /** The shared store of `fingerprint` through the cluster, seeded at the node on `port`; the warnings it gave. */
-async function open(fingerprint: string, port: number): Promise<{ store: RedisStore | undefined; warnings: string[] }> {
+async function open(fingerprint: string, port: number): Promise<{ store: RedisBudgetStore | undefined; warnings: string[] }> {
   const warnings: string[] = [];
   const store = await openFleetStore({
     env: { HOSTCTL_REDIS_URL: cluster.url(port) },
@@ -132,7 +132,7 @@ describe.skipIf(skip !== undefined)('the shared store on a Redis Cluster', () =>
     const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TLSWrap').length;
     const before = sockets();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-    let store: RedisStore | undefined;
+    let store: RedisBudgetStore | undefined;
     try {
       ({ store } = await open('cluster-alive', cluster.nodes[1]!.port));
       expect(store).toBeDefined();

@@ -12,10 +12,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Budget, decide, FileStore, normalizeBudget, observe, on429, reserve, SLOT_MARGIN_MS, type BudgetData } from '../../src/http/budget.js';
+import { Budget, decide, FileBudgetStore, normalizeBudget, observe, on429, reserve, SLOT_MARGIN_MS, type BudgetData } from '../../src/http/budget.js';
 import { NetworkError } from '../../src/errors.js';
 import { openFleetStore, parseRedisUrl, redisKeys } from '../../src/http/fleet.js';
-import { connectRedis, RedisStore, tokenSeal, type Reconnection } from '../../src/http/redis.js';
+import { connectRedis, RedisBudgetStore, tokenSeal, type Reconnection } from '../../src/http/redis.js';
 import { freePort, redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
 import { reply, startFakeRedis, type FakeRedisOptions } from '../support/resp-server.js';
 import { rejection } from './http-support.js';
@@ -40,13 +40,13 @@ const keysOf = (fp: string) => redisKeys(tokenSeal(`token-${fp}`).tag);
 async function linked(fp: string, url: string, reconnection?: Reconnection, machine = fp) {
   const faults: string[] = [];
   const link = await connectRedis(parseRedisUrl(url, 'test'));
-  const file = new FileStore(join(dir, machine, 'state.json'), fp);
-  const s = new RedisStore(link, keysOf(fp), file, (why) => faults.push(why), tokenSeal(`token-${fp}`), reconnection);
+  const file = new FileBudgetStore(join(dir, machine, 'state.json'), fp);
+  const s = new RedisBudgetStore(link, keysOf(fp), file, (why) => faults.push(why), tokenSeal(`token-${fp}`), reconnection);
   return { s, faults, file };
 }
 
 /** An update that writes `limit: n` and answers n. */
-const write = (s: RedisStore, n: number) => s.update((d: BudgetData) => ({ data: { ...d, limit: n }, result: n }), -1);
+const write = (s: RedisBudgetStore, n: number) => s.update((d: BudgetData) => ({ data: { ...d, limit: n }, result: n }), -1);
 
 const fileHolds = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as BudgetData;
 
@@ -166,7 +166,7 @@ describe('a clock that steps back blocks no longer than the server\'s own figure
       for (let remaining = 1; remaining >= 0; remaining--) {
         const r = await budget.tryReserve();
         if (!('sentAt' in r)) throw new Error('the window has room for two');
-        await budget.observe(headers(remaining), r.sentAt, false);
+        await budget.observe(headers(remaining), r.sentAt);
       }
       const windowMs = (await s.read()).windowMs!;
       t -= BACK;
@@ -189,7 +189,7 @@ describe('a Redis clock a day ahead shows in no reset figure', () => {
     try {
       const r = await budget.tryReserve();
       if (!('sentAt' in r)) throw new Error('the first reservation must succeed');
-      await budget.observe({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '60' }, r.sentAt, false);
+      await budget.observe({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '60' }, r.sentAt);
       const seen = await budget.rate();
       expect(seen!.resetAt! - Date.now()).toBeGreaterThan(0);
       expect(seen!.resetAt! - Date.now()).toBeLessThanOrEqual(60_000);
@@ -203,7 +203,7 @@ describe('a Redis clock a day ahead shows in no reset figure', () => {
       // A Reset given as a Unix time (the alt server's way) is a wall-clock time: the same.
       const next = await budget.tryReserve(true);
       if (!('sentAt' in next)) throw new Error('a forced reservation always succeeds');
-      await budget.observe({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '18', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) }, next.sentAt, false);
+      await budget.observe({ 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '18', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 60) }, next.sentAt);
       const unix = await budget.rate();
       expect(unix!.resetAt! - Date.now()).toBeGreaterThan(0);
       expect(unix!.resetAt! - Date.now()).toBeLessThanOrEqual(61_000);
