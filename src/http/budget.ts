@@ -40,7 +40,7 @@ export interface ServerView {
  * answer (or `lapses`, should its process die), the others wait for what it teaches.
  */
 export interface Probe {
-  /** The caller that sent it (Budget.caller()): one request, not its process, whose other requests wait for it as any. */
+  /** The caller that sent it (Budget.caller()): one request, not its process, whose other requests wait for it like any other. */
   id: string;
   lapses: number;
 }
