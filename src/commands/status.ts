@@ -130,10 +130,10 @@ async function screen(status: AppStatus, io: IO, now: number): Promise<string> {
       name: e.name ?? '',
       status: e.status ?? '',
       deployment: e.latestDeployment?.publicId ?? (e.note ? '?' : '-'),
-      'deployment.status': e.latestDeployment?.status ?? '',
+      state: e.latestDeployment?.status ?? '',
       deployed: e.latestDeployment?.at ?? '',
     }));
-    parts.push(`\n${table(rows, ['name', 'status', 'deployment', 'deployment.status', 'deployed'], ['deployment'])}`);
+    parts.push(`\n${table(rows, ['name', 'status', 'deployment', 'state', 'deployed'], ['deployment'])}`);
     const notes = [...new Set(status.environments.flatMap((e) => (e.note ? [e.note] : [])))];
     for (const note of notes) parts.push(`(${note})\n`);
   }
