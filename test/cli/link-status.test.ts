@@ -215,4 +215,19 @@ describe('link and unlink', () => {
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain('There is no profile prod');
   });
+
+  test('Tab offers the linked app first, for status and for --app, seen before or not, and sends nothing', async ({ hostctl, server, repo }) => {
+    const s = await server('sandbox');
+    expect((await hostctl(['apps', 'list'], on(s))).code).toBe(0);
+    expect((await hostctl(['link', 'ap-lnkshop006'], on(s), { cwd: repo.top })).code).toBe(0);
+    await s.clearRequests();
+    for (const words of [['status', ''], ['deployments', 'list', '--app', ''], ['status', 'ap-']]) {
+      const lines = (await hostctl(['__complete', ...words], on(s), { cwd: repo.below })).stdout.trim().split('\n');
+      expect(lines[0], words.join(' ')).toMatch(/^ap-lnkshop006(\t|$)/);
+      expect(lines.length, words.join(' ')).toBeGreaterThan(1);
+    }
+    const elsewhere = (await hostctl(['__complete', 'status', ''], on(s), { cwd: repo.top.replace(/shop$/, '') })).stdout;
+    expect(elsewhere).not.toContain('ap-lnkshop006');
+    expect(await s.requests()).toEqual([]);
+  });
 });

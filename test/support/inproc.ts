@@ -198,7 +198,7 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   // through main(): so does this layer, to the same function.
   if (args[0] === '__complete') {
     const { completionLines } = await import('../../src/commands/complete.js');
-    const lines = await completionLines(args.slice(1), baseEnv(inprocEnv(opts.env)));
+    const lines = await completionLines(args.slice(1), baseEnv(inprocEnv(opts.env)), opts.cwd);
     return { code: 0, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '', stderr: '' };
   }
   const env = baseEnv(inprocEnv(opts.env));
