@@ -30,7 +30,7 @@ export interface Link {
  * Only a regular file counts (not a directory or a symlink: a link file is written here,
  * never through another path).
  */
-export function findLinkFile(cwd: string): string | undefined {
+function findLinkFile(cwd: string): string | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const path = join(dir, LINK_FILE);
     try {
@@ -50,7 +50,7 @@ function refuse(path: string, problem: string): never {
 }
 
 /** The link file at `path`, checked: exactly what hostctl writes, else a usage error naming the file. */
-export function readLink(path: string): Link {
+function readLink(path: string): Link {
   let text: string;
   try {
     const bytes = readFileSync(path);

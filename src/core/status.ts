@@ -18,9 +18,9 @@ import { references, sources, walkSources, type Source, type WalkOptions } from 
  * Fields that hold a time, in the order tried: the first one a deployment holds as an ISO
  * timestamp tells which is latest.
  */
-export const TIME_FIELDS: readonly string[] = ['createdAt', 'created_at', 'created', 'startedAt', 'started_at', 'updatedAt', 'updated_at', 'updated'];
+const TIME_FIELDS: readonly string[] = ['createdAt', 'created_at', 'created', 'startedAt', 'started_at', 'updatedAt', 'updated_at', 'updated'];
 /** Fields that hold an object's state, in the order tried. */
-export const STATE_FIELDS: readonly string[] = ['status', 'state', 'phase'];
+const STATE_FIELDS: readonly string[] = ['status', 'state', 'phase'];
 
 export interface DeploymentSummary {
   publicId: string | null;
@@ -87,7 +87,7 @@ function timeOf(item: unknown): { at: string; ms: number; field: string } | unde
   return undefined;
 }
 
-export const NO_LATEST = 'the server gives no way to tell which deployment is latest (no deployment has a time hostctl recognises)';
+const NO_LATEST = 'the server gives no way to tell which deployment is latest (no deployment has a time hostctl recognises)';
 
 /** The latest of one environment's deployments by their time, or why none can be named. */
 function latestOf(deployments: readonly unknown[]): Pick<EnvironmentStatus, 'latestDeployment' | 'note'> {

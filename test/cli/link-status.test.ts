@@ -10,6 +10,9 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
+import { VirtualClock } from '../support/inproc.js';
+import { InterruptedError } from '../../src/errors.js';
+import type { Clock } from '../../src/runtime.js';
 
 const PAGE = 10;
 
@@ -229,5 +232,71 @@ describe('link and unlink', () => {
     const elsewhere = (await hostctl(['__complete', 'status', ''], on(s), { cwd: repo.top.replace(/shop$/, '') })).stdout;
     expect(elsewhere).not.toContain('ap-lnkshop006');
     expect(await s.requests()).toEqual([]);
+  });
+});
+
+describe('status over time and under the budget', () => {
+  test('says, rather than guess, when no deployment has a time that tells which is latest', async ({ hostctl, server }) => {
+    const s = await server('sandbox');
+    await s.plant('apps', [{ publicId: 'ap-lnktime001', name: 'timeless', status: 'running' }]);
+    await s.plant('environments', [{ publicId: 'en-lnktime001', name: 'production', app: 'ap-lnktime001' }]);
+    await s.plant('deployments', [
+      { publicId: 'dp-lnktime001', environment: 'en-lnktime001', status: 'failed', note: 'yesterday' },
+      { publicId: 'dp-lnktime002', environment: 'en-lnktime001', status: 'succeeded', when: 'today' },
+    ]);
+    const r = await hostctl(['status', 'ap-lnktime001', '--json'], on(s));
+    expect(r.code, r.stderr).toBe(0);
+    const env = (JSON.parse(r.stdout) as { environments: Record<string, unknown>[] }).environments[0];
+    expect(env?.latestDeployment).toBeNull();
+    expect(env?.deployments).toBe(2);
+    expect(String(env?.note)).toContain('no way to tell which deployment is latest');
+    const screen = await hostctl(['status', 'ap-lnktime001'], on(s), { columns: 100 });
+    expect(screen.stdout).toContain('no way to tell which deployment is latest');
+  });
+
+  test('--watch prints the status again when a newer deployment appears, and not while nothing changes', async ({ hostctl, sandboxes }) => {
+    const sb = await sandboxes(['--rate-limit', '100000']);
+    const s = platformOf(sb);
+    const w = world('sandbox', 'ap-lnkwatch01', 1);
+    await w.plant(s);
+    const env0 = w.envs[0]?.id ?? '';
+    let interrupted = false;
+    const keyboard: Clock = {
+      now: sb.clock.now,
+      sleep: async (ms) => {
+        await sb.clock.sleep(ms);
+        if (interrupted) throw new InterruptedError('Interrupted.');
+      },
+    };
+    let held = sb.clock.hold();
+    const running = hostctl(['status', 'ap-lnkwatch01', '--watch', '-o', 'ndjson', '--interval', '1s'], on(s), { clock: keyboard });
+    const steps = [() => s.plant('deployments', [{ publicId: 'dp-lnknewest1', environment: env0, status: 'building', createdAt: '2025-12-01T10:00:00Z' }]), async () => undefined];
+    for (const step of steps) {
+      await Promise.race([held.reached, running.then((r) => Promise.reject(new Error(`ended early: ${r.code} ${r.stderr} ${r.stdout}`)))]);
+      await step();
+      const released = held;
+      held = sb.clock.hold();
+      released.release();
+    }
+    await held.reached;
+    interrupted = true;
+    held.release();
+    const r = await running;
+    expect(r.code, r.stderr).toBe(130);
+    const rounds = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { environments: { latestDeployment: { publicId: string } }[] });
+    expect(rounds.map((o) => o.environments[0]?.latestDeployment.publicId)).toEqual([`dp-new0${env0}`, 'dp-lnknewest1']);
+  });
+
+  test('before a walk that must wait for the budget, one line says how many requests and about how long', async ({ hostctl, alt }) => {
+    const clock = new VirtualClock();
+    const s = await alt({ limit: 6, pageSize: 10, totalHeader: true, now: clock.now });
+    const w = world('alt', 'ap-lnkwait001', 1);
+    await w.plant(s);
+    const r = await hostctl(['status', 'ap-lnkwait001', '--json', '--max-wait', '600'], on(s), { clock });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(w.expected);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('Status of ap-lnkwait001: about '));
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/more requests to walk environments and deployments and domains; the budget has \d+ left, so this will wait about \d+s\./);
   });
 });
