@@ -12,7 +12,7 @@ import { resolveBaseUrl, resolveProfileName, type BaseUrlSource, type ProfileInp
 import { oneLine } from './output/sanitize.js';
 import { parseDuration, parseSeconds } from './config/duration.js';
 import { StateStore } from './config/state.js';
-import { linkOf, type Link } from './config/link.js';
+import { linkOf, shownPath, type Link } from './config/link.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
@@ -238,7 +238,7 @@ export class Context {
     if (profiles.includes(name)) return;
     if (linked?.profile !== undefined) {
       throw new UsageError(
-        `The link file ${linked.path} names the profile ${name}, which your config does not have; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
+        `The link file ${shownPath(linked.path)} names the profile ${name}, which your config does not have; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
         `Create it with "hostctl --profile ${name} auth login", pass --profile to use another, or link again with "hostctl link ${linked.app}".`,
       );
     }

@@ -10,7 +10,7 @@ import { findResource, NAME_FIELDS } from '../resources.js';
 import { completes } from '../help/hints.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { oneLine } from '../output/sanitize.js';
-import { LINK_FILE } from '../config/link.js';
+import { LINK_FILE, shownPath } from '../config/link.js';
 import { checkIds } from './by-id.js';
 import { command, withContext, type HostctlCommand } from './define.js';
 
@@ -50,9 +50,9 @@ async function linkRun(ctx: Context, given: string | undefined): Promise<void> {
     writeFileAtomic(path, linkText(app, profile), 0o644);
   } catch (err) {
     const code = isRecord(err) && typeof err.code === 'string' ? err.code : 'an error';
-    throw new UsageError(`Cannot write ${path} (${code}).`, 'Run "hostctl link" in a directory you can write to.');
+    throw new UsageError(`Cannot write ${shownPath(path)} (${code}).`, 'Run "hostctl link" in a directory you can write to.');
   }
-  ctx.io.note(`Linked ${ctx.cwd} to ${app}${profile === undefined ? '' : ` (profile ${profile})`}: ${path}. "hostctl status" shows it; "hostctl unlink" undoes this.`);
+  ctx.io.note(`Linked ${shownPath(ctx.cwd)} to ${app}${profile === undefined ? '' : ` (profile ${profile})`}: ${shownPath(path)}. "hostctl status" shows it; "hostctl unlink" undoes this.`);
 }
 
 /** On a terminal: the first page of apps, by name, and the number typed. */
@@ -93,8 +93,8 @@ async function unlinkRun(ctx: Context): Promise<void> {
   const { removeLink } = await import('../config/link.js');
   const removed = removeLink(ctx.cwd);
   if (removed === undefined) {
-    ctx.io.note(`Nothing to unlink: no ${LINK_FILE} at or above ${ctx.cwd}.`);
+    ctx.io.note(`Nothing to unlink: no ${LINK_FILE} at or above ${shownPath(ctx.cwd)}.`);
     return;
   }
-  ctx.io.note(`Removed ${removed}: this directory is no longer linked.`);
+  ctx.io.note(`Removed ${shownPath(removed)}: this directory is no longer linked.`);
 }

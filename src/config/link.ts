@@ -42,9 +42,14 @@ function findLinkFile(cwd: string): string | undefined {
   }
 }
 
+/** A path as messages show it: one harmless line, whatever the directory is called. */
+export function shownPath(path: string): string {
+  return oneLine(path, 200);
+}
+
 function refuse(path: string, problem: string): never {
   throw new UsageError(
-    `The link file ${oneLine(path, 200)} ${problem}.`,
+    `The link file ${shownPath(path)} ${problem}.`,
     `A link file names only "app" (ap-…) and "profile" (a profile name): run "hostctl unlink" there, then "hostctl link ap-…".`,
   );
 }

@@ -219,6 +219,17 @@ describe('link and unlink', () => {
     expect(fromEnv.stderr).toContain('There is no profile prod');
   });
 
+  test('a directory whose name holds control characters is named in one harmless line', async ({ hostctl, home }) => {
+    const dir = join(home.path, 'shop\u001b]0;pwned\u0007\u001b[31mred');
+    mkdirSync(dir);
+    for (const args of [['link', 'ap-lnkshop007'], ['unlink']]) {
+      const r = await hostctl(args, {}, { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('\u001b');
+      expect(r.stderr).not.toContain('\u0007');
+    }
+  });
+
   test('Tab offers the linked app first, for status and for --app, seen before or not, and sends nothing', async ({ hostctl, server, repo }) => {
     const s = await server('sandbox');
     expect((await hostctl(['apps', 'list'], on(s))).code).toBe(0);

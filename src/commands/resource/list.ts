@@ -17,6 +17,7 @@ import { printerFor } from './printer.js';
 import { chosenRelation, filterWalk } from './relations.js';
 import { directPath, type RelationFilter } from '../../core/relations.js';
 import { Seen } from './seen.js';
+import { shownPath } from '../../config/link.js';
 import { WATCH, WATCH_INTERVAL } from './watch-flags.js';
 
 function listDefinition(r: Resource) {
@@ -70,7 +71,7 @@ function linkedFilter(ctx: Context, resource: Resource, opts: ListOptions): Rela
   if (opts.allApps === true) return undefined;
   const link = ctx.link();
   if (!link) return undefined;
-  if (ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) ctx.io.note(`Only the ${resource.name} of ${link.app}, linked by ${link.path}; --all-apps lists every app's.`);
+  if (ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) ctx.io.note(`Only the ${resource.name} of ${link.app}, linked by ${shownPath(link.path)}; --all-apps lists every app's.`);
   return { relation, id: link.app };
 }
 
