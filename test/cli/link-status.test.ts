@@ -219,6 +219,18 @@ describe('link and unlink', () => {
     expect(fromEnv.stderr).toContain('There is no profile prod');
   });
 
+  test('status of an app the token cannot see is exit 3 naming it; --all-apps with --app is a usage error before any request', async ({ hostctl, server, repo }) => {
+    const s = await server('sandbox');
+    const missing = await hostctl(['status', 'ap-lnknone001'], on(s), { cwd: repo.top });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('ap-lnknone001');
+    await s.clearRequests();
+    const both = await hostctl(['deployments', 'list', '--all-apps', '--app', 'ap-lnknone001'], on(s), { cwd: repo.top });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--all-apps');
+    expect(await s.requests()).toEqual([]);
+  });
+
   test('a directory whose name holds control characters is named in one harmless line', async ({ hostctl, home }) => {
     const dir = join(home.path, 'shop\u001b]0;pwned\u0007\u001b[31mred');
     mkdirSync(dir);
