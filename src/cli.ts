@@ -27,6 +27,8 @@ import { versionCommand } from './commands/version.js';
 import { helpCommand } from './commands/help.js';
 import { commandsCommand } from './commands/commands.js';
 import { mcpCommand } from './commands/mcp.js';
+import { linkCommand, unlinkCommand } from './commands/link.js';
+import { statusCommand } from './commands/status.js';
 
 interface Branch {
   /** The words that pick it: a command's name and its aliases. */
@@ -40,6 +42,9 @@ const named = (name: string, build: () => CommandUnknownOpts): Branch => ({ name
 const BRANCHES: readonly Branch[] = [
   named('auth', authCommand),
   ...RESOURCES.map((r) => ({ names: [r.name, ...r.aliases], build: () => resourceCommand(r) })),
+  named('link', linkCommand),
+  named('unlink', unlinkCommand),
+  named('status', statusCommand),
   named('api', apiCommand),
   named('docs', docsCommand),
   named('rate-limit', rateLimitCommand),

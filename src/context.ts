@@ -14,6 +14,7 @@ import { parseBaseUrl } from './config/url.js';
 import { resolveBaseUrl, resolveProfileName, type BaseUrlSource, type ProfileInputs } from './config/resolve.js';
 import { parseDuration } from './config/duration.js';
 import { StateStore } from './config/state.js';
+import { linkOf, shownPath, type Link } from './config/link.js';
 import type { RateState } from './http/ratelimit.js';
 import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
@@ -34,6 +35,14 @@ export class Context {
   private cachedToken?: Promise<Token>;
   private readonly fleets = new Map<string, Promise<RedisBudgetStore | undefined>>();
   private cachedHttp?: Promise<HttpClient>;
+  private cachedLink?: { link: Link | undefined };
+  /** Where a link file is looked for. */
+  readonly cwd: string;
+  /**
+   * This run does not read the link file (`link` and `unlink` replace or remove one that
+   * hostctl refuses). Set before the profile is resolved.
+   */
+  ignoreLink = false;
   /**
    * This run's requests are a program's, whatever the terminals say (`hostctl mcp`: an
    * agent's calls wait behind a person's). Set before the first request.
@@ -44,6 +53,7 @@ export class Context {
     this.opts = opts;
     this.env = rt.env;
     this.clock = rt.clock;
+    this.cwd = rt.cwd ?? process.cwd();
     this.io = new IO({ env: rt.env, stdin: () => rt.stdin, stdout: rt.stdout, stderr: rt.stderr, quiet: opts.quiet, color: opts.color, json: opts.output === 'json' || opts.output === 'ndjson', accessible: () => this.accessible() });
   }
 
@@ -62,9 +72,15 @@ export class Context {
     return this.config();
   }
 
+  /** The nearest link file at or above the working directory, checked (a refused one is a usage error); memoised. */
+  link(): Link | undefined {
+    if (this.ignoreLink) return undefined;
+    return (this.cachedLink ??= { link: linkOf(this.cwd) }).link;
+  }
+
   /** What the profile and the base URL are resolved from (src/config/resolve.ts). */
   private inputs(): ProfileInputs {
-    return { profile: this.opts.profile, baseUrl: this.opts.baseUrl, env: this.env, config: () => this.config() };
+    return { profile: this.opts.profile, baseUrl: this.opts.baseUrl, env: this.env, linkedProfile: () => this.link()?.profile, config: () => this.config() };
   }
 
   /** The profile of this run; a name that could not be a profile is a usage error. */
@@ -163,10 +179,17 @@ export class Context {
    * typo would otherwise run with another base URL or token than meant.
    */
   checkProfileExists(): void {
-    if (this.opts.profile === undefined && !this.env.HOSTCTL_PROFILE) return;
+    const linked = this.opts.profile === undefined && !this.env.HOSTCTL_PROFILE ? this.link() : undefined;
+    if (this.opts.profile === undefined && !this.env.HOSTCTL_PROFILE && linked?.profile === undefined) return;
     const name = this.profileName();
     const profiles = Object.keys(this.config().profiles);
     if (profiles.includes(name)) return;
+    if (linked?.profile !== undefined) {
+      throw new UsageError(
+        `The link file ${shownPath(linked.path)} names the profile ${name}, which your config does not have; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
+        `Create it with "hostctl --profile ${name} auth login", pass --profile to use another, or link again with "hostctl link ${linked.app}".`,
+      );
+    }
     throw new UsageError(
       `There is no profile ${name}; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
       `Create it with "hostctl --profile ${name} auth login", or choose a known one.`,

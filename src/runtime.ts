@@ -24,6 +24,8 @@ export interface Runtime {
   stdout: OutStream;
   stderr: OutStream;
   clock: Clock;
+  /** The working directory, where a link file is looked for (default: the process's). */
+  cwd?: string;
 }
 
 /** The longest delay Node's timers take; a longer one fires at once (TimeoutOverflowWarning). */

@@ -18,6 +18,7 @@ import { readConfig, OUTPUT_FORMATS, type ConfigData } from '../config/config.js
 import { stateFile } from '../config/paths.js';
 import { MAX_STATE_BYTES, StateStore } from '../config/state.js';
 import { resolveBaseUrl, type ProfileInputs } from '../config/resolve.js';
+import { linkOf, type Link } from '../config/link.js';
 import { readKept } from '../reference/store.js';
 import { RESOURCES, findResource } from '../resources.js';
 import { HELP_TOPICS } from '../help/names.js';
@@ -130,9 +131,9 @@ export async function completeMain(words: string[]): Promise<number> {
 }
 
 /** The lines `hostctl __complete` prints for these words; the in-process tests call it. */
-export async function completionLines(words: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function completionLines(words: string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<string[]> {
   try {
-    return format(complete(words, env, await commandTree()));
+    return format(complete(words, env, await commandTree(), cwd));
   } catch {
     // A broken config or an unexpected tree must never print an error into the prompt.
     return [];
@@ -170,11 +171,11 @@ interface Walk {
 }
 
 /** The candidates for the last word of `words`, or 'files' for file-name completion. */
-export function complete(words: readonly string[], env: NodeJS.ProcessEnv, program: Cmd): Candidate[] | 'files' {
+export function complete(words: readonly string[], env: NodeJS.ProcessEnv, program: Cmd, cwd = process.cwd()): Candidate[] | 'files' {
   const prior = words.slice(0, -1);
   const current = words[words.length - 1] ?? '';
   const walk = walkWords(program, prior);
-  const sources = new Sources(env, walk.values);
+  const sources = new Sources(env, walk.values, cwd);
 
   // The sandbox parses its own flags (see commands/sandbox.ts); its completion would need a second list.
   if (walk.cmd.name === 'sandbox') return [];
@@ -398,7 +399,22 @@ class Sources {
   constructor(
     private readonly env: NodeJS.ProcessEnv,
     private readonly values: Map<string, string>,
+    private readonly cwd: string,
   ) {}
+
+  private linked?: { link: Link | undefined };
+
+  /** The link of the working directory, as a command finds it; a file hostctl refuses links nothing here. */
+  private link(): Link | undefined {
+    if (!this.linked) {
+      try {
+        this.linked = { link: linkOf(this.cwd) };
+      } catch {
+        this.linked = { link: undefined };
+      }
+    }
+    return this.linked.link;
+  }
 
   /** Tab never prints an error into the prompt: a config hostctl refuses offers nothing from it. */
   private readConfig(): ConfigData {
@@ -414,7 +430,7 @@ class Sources {
 
   /** What Context resolves the profile and the base URL from, read off the line being completed. */
   private inputs(): ProfileInputs {
-    return { profile: this.values.get('--profile'), baseUrl: this.values.get('--base-url'), env: this.env, config: () => this.readConfig() };
+    return { profile: this.values.get('--profile'), baseUrl: this.values.get('--base-url'), env: this.env, linkedProfile: () => this.link()?.profile, config: () => this.readConfig() };
   }
 
   profiles(): Candidate[] {
@@ -450,15 +466,20 @@ class Sources {
     return raw !== undefined && URL.canParse(raw) ? new URL(raw) : undefined;
   }
 
-  /** IDs seen on this base URL, with the names seen beside them as descriptions (zsh, fish). */
+  /**
+   * IDs seen on this base URL, with the names seen beside them as descriptions (zsh, fish).
+   * In a linked directory the linked app comes first among apps, seen or not (the IDs seen
+   * carry no relations, so the app's own objects cannot be told apart from the rest).
+   */
   ids(resource: string): Candidate[] {
     const base = this.baseUrl();
     if (base === undefined) return [];
     const names = this.state().knownNames(base);
-    return this.state()
-      .knownIds(base, resource)
+    const linked = resource === 'apps' ? this.link()?.app : undefined;
+    const seen = this.state().knownIds(base, resource);
+    return [...(linked === undefined ? [] : [linked]), ...seen.filter((id) => id !== linked)]
       .filter((id) => PLAIN_ID.test(id))
-      .map((value) => ({ value, description: Object.hasOwn(names, value) ? names[value] : undefined }));
+      .map((value) => ({ value, description: Object.hasOwn(names, value) ? names[value] : value === linked ? 'linked here' : undefined }));
   }
 
   fields(resource: string): string[] {

@@ -1,5 +1,5 @@
 // The precedence of the profile and the base URL, written once: flag > environment >
-// config > default. Every command (Context) and the completion engine resolve through
+// linked directory > config > default. Every command (Context) and the completion engine resolve through
 // here, so that Tab offers what the command will use.
 
 import { UsageError } from '../errors.js';
@@ -10,6 +10,8 @@ export interface ProfileInputs {
   readonly profile?: string;
   readonly baseUrl?: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The profile a linked directory names (src/config/link.ts); below flag and environment. */
+  linkedProfile?(): string | undefined;
   /** The config; called only when flag and environment leave the answer to it. */
   config(): ConfigData;
 }
@@ -37,6 +39,8 @@ export function resolveProfileName(i: ProfileInputs): string {
   }
   // An empty variable is an unset one, as the shell's ${VAR:-…} has it.
   if (i.env.HOSTCTL_PROFILE) return checkProfileName(i.env.HOSTCTL_PROFILE);
+  const linked = i.linkedProfile?.();
+  if (linked !== undefined) return linked;
   return i.config().defaultProfile ?? 'default';
 }
 

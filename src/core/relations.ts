@@ -20,7 +20,7 @@ const MAX_ROUTE_CALLS = 3;
  * whose publicId is it (in arrays too), whatever the field is called. Its own publicId
  * does not count.
  */
-function references(item: unknown, ids: ReadonlySet<string>, depth = 0): boolean {
+export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): boolean {
   if (typeof item === 'string') return depth > 0 && ids.has(item);
   if (Array.isArray(item)) return depth < 4 && item.some((el: unknown) => references(el, ids, depth + 1));
   if (!isRecord(item) || depth >= 4) return false;

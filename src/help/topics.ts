@@ -188,6 +188,8 @@ Its tools are read-only:
   get_objects      objects by public ID: one request for up to 100 IDs
   wait_for         polls until every object meets every condition: one request a
                    round
+  app_status       one app at a glance, as "hostctl status --json": the requests
+                   "status" sends
   rate_limit       the last rate-limit state seen: no request
   auth_status      profile, base URL, token source, last four characters: no
                    request

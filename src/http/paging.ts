@@ -165,6 +165,13 @@ function pageParam(url: URL): number | undefined {
 }
 
 /**
+ * The clients whose server was seen naming its next page (a Link header, a cursor): there,
+ * a page that names none is the last, and `?page=N` is never tried (such a server ignores
+ * it, and answers page 1 again).
+ */
+const namesNextPage = new WeakSet<HttpClient>();
+
+/**
  * Yields each page's items (JSON-LD `@` members are left in; the output layer drops
  * them). Without `all` or `limit`, only the first page is fetched. With `limit`, pages
  * are walked until that many items have arrived, and no request is sent after that.
@@ -230,11 +237,12 @@ export async function* walkPages(client: HttpClient, req: ApiRequest, opts: Page
     if (isLastPage(body, res.headers, res.url, served)) return;
     if (next) {
       linked = true;
+      namesNextPage.add(client);
       if (visited.has(next.href)) return;
       visited.add(next.href);
       current = { ...req, path: next.href, query: undefined };
     } else if (numbered) {
-      if (items.length === 0 || items.length < firstLength) return;
+      if (items.length === 0 || items.length < firstLength || namesNextPage.has(client)) return;
       pageNo++;
       current = { ...req, path: setQueryParam(firstUrl, 'page', String(pageNo)).href, query: undefined };
     } else {

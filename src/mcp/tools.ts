@@ -86,6 +86,12 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: object({ met: { type: 'boolean' }, rounds: { type: 'integer' }, items: anyObjects }, ['met', 'rounds', 'items']),
   },
   {
+    name: 'app_status',
+    description: 'One app at a glance, as `hostctl status --json`: the app, each environment with its latest deployment, and its domains; the same requests as `hostctl status` (docs/status.md).',
+    inputSchema: object({ app: str('the app (ap-…)') }, ['app']),
+    outputSchema: object({ app: { type: 'object' }, environments: anyObjects, domains: anyObjects }, ['app', 'environments', 'domains']),
+  },
+  {
     name: 'list_operations',
     description: "The API reference's operations (operationId, method, path, parameters); no request while hostctl's copy is under a day old, else one.",
     inputSchema: object({}),
@@ -244,6 +250,8 @@ export class Tools {
         return this.getObjects(a, call);
       case 'wait_for':
         return this.waitFor(a, call);
+      case 'app_status':
+        return this.appStatus(a, call);
       case 'rate_limit':
         return this.rateLimit();
       case 'list_operations':
@@ -400,6 +408,25 @@ export class Tools {
       if (err instanceof DeadlineError) throw new DeadlineError(err.message, 'Call wait_for again, or with a later deadline, to wait longer.', { unmet: err.unmet });
       throw err;
     }
+  }
+
+  private async appStatus(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
+    const [{ checkIds }, { appStatus }] = await Promise.all([import('../commands/resource/by-id.js'), import('../core/status.js')]);
+    const app = String(a.app);
+    checkIds(resourceOf('apps'), [app]);
+    const http = (await this.ctx.http()).forCall(call.signal);
+    let pages = 0;
+    const status = await appStatus(http, app, {
+      signal: call.signal,
+      walking: (what) => ({
+        onPage: (n) => {
+          checkCancelled(call.signal);
+          pages++;
+          call.progress?.(pages, undefined, `${what}: page ${n}`);
+        },
+      }),
+    });
+    return { ...status };
   }
 
   private async listOperations(call: CallContext): Promise<Record<string, unknown>> {

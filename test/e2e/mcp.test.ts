@@ -97,7 +97,7 @@ describe('hostctl mcp under the SDK client', () => {
     const s = await connect(world(sandbox.baseUrl, sandbox.token));
     expect(s.client.getServerVersion()?.name).toBe('hostctl');
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['app_status', 'auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
     const ajv = new Ajv({ strict: true, allowUnionTypes: true });
     for (const t of tools) {
       expect(ajv.validateSchema(t.inputSchema), `${t.name} input`).toBe(true);
@@ -413,6 +413,7 @@ describe('hostctl mcp when things go wrong', () => {
     ['call_operation', { path: '/apps' }],
     ['rate_limit', {}],
     ['auth_status', {}],
+    ['app_status', { app: 'ap-1a2b3c4d5e' }],
   ];
 
   it('with no base URL it starts, lists its tools, and every call says how to set one', async () => {

@@ -198,14 +198,14 @@ export async function runCli(args: string[], opts: InprocRunOptions = {}): Promi
   // through main(): so does this layer, to the same function.
   if (args[0] === '__complete') {
     const { completionLines } = await import('../../src/commands/complete.js');
-    const lines = await completionLines(args.slice(1), baseEnv(inprocEnv(opts.env)));
+    const lines = await completionLines(args.slice(1), baseEnv(inprocEnv(opts.env)), opts.cwd);
     return { code: 0, stdout: lines.length > 0 ? `${lines.join('\n')}\n` : '', stderr: '' };
   }
   const env = baseEnv(inprocEnv(opts.env));
   const outTTY = opts.stdoutColumns ?? opts.columns;
   const stdout = new MemoryOut(outTTY === undefined ? undefined : { columns: outTTY });
   const stderr = new MemoryOut(opts.columns === undefined ? undefined : { columns: opts.columns });
-  const rt: Runtime = { env, stdin: stdinOf(opts.input, opts.stdinTTY === true), stdout, stderr, clock: opts.clock ?? clockFor(env) };
+  const rt: Runtime = { env, stdin: stdinOf(opts.input, opts.stdinTTY === true), stdout, stderr, clock: opts.clock ?? clockFor(env), cwd: opts.cwd };
   const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => `stdout: ${stdout.text}\nstderr: ${stderr.text}`));
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -252,7 +252,7 @@ export async function startSandboxServer(args: string[] = []): Promise<PlatformS
 export async function runInPty(args: string[], opts: InprocRunOptions = {}): Promise<RunResult> {
   const env = baseEnv(inprocEnv({ TERM: 'xterm-256color', ...opts.env }));
   const screen = new MemoryTerminal({ columns: opts.columns ?? 120 });
-  const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env) };
+  const rt: Runtime = { env, stdin: stdinOf(undefined, true), stdout: screen, stderr: screen, clock: opts.clock ?? clockFor(env), cwd: opts.cwd };
   const code = await withProcessEnv(env, () => withTimeout(main(args, rt), args, opts.timeoutMs, () => screen.text));
   return { code, stdout: screen.text, stderr: '' };
 }

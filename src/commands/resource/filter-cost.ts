@@ -1,4 +1,4 @@
-// What -R (--rate-limit) says after a filtered list: the requests the filter spent.
+// What -R (--rate-limit) says after a filtered list or a status: the requests it spent.
 
 /** Requests spent by a filter, per collection walked, for -R. */
 export class FilterCost {
@@ -18,8 +18,13 @@ export class FilterCost {
   }
 
   line(flag: string, id: string): string {
+    return this.summary(`Filter --${flag} ${id}`);
+  }
+
+  /** `label: N requests (what: n, …)`. */
+  summary(label: string): string {
     const total = this.total();
     const parts = this.walks.map(([what, n]) => `${what}: ${n}`);
-    return `Filter --${flag} ${id}: ${total} ${total === 1 ? 'request' : 'requests'} (${parts.join(', ')})`;
+    return `${label}: ${total} ${total === 1 ? 'request' : 'requests'} (${parts.join(', ')})`;
   }
 }

@@ -17,6 +17,7 @@ import { printerFor } from './printer.js';
 import { chosenRelation, filterWalk } from './relations.js';
 import { directPath, type RelationFilter } from '../../core/relations.js';
 import { Seen } from './seen.js';
+import { shownPath } from '../../config/link.js';
 import { WATCH, WATCH_INTERVAL } from './watch-flags.js';
 
 function listDefinition(r: Resource) {
@@ -48,6 +49,7 @@ export function listCommand(r: Resource) {
     const option = new Option(`--${rel.flag} <id>`, `only the ${r.name} of this ${target?.singular ?? rel.flag}${target?.prefix ? ` (${target.prefix}…)` : ''}`);
     list.addOption(completes(option, { ids: rel.target }));
   }
+  if (r.relations?.some((rel) => rel.flag === 'app')) list.addOption(new Option('--all-apps', `every app's ${r.name}, in a linked directory too ("hostctl link")`));
   return list.action(withContext(async (ctx, _args, opts) => listRun(ctx, r, opts)));
 }
 
@@ -57,6 +59,20 @@ function positiveInt(raw: string | undefined, flag: string): number | undefined 
     throw new UsageError(`${flag} takes a whole number from 1 up, not "${raw}".`, `For example: ${flag} 10`);
   }
   return Number(raw);
+}
+
+/**
+ * In a linked directory, a list that takes --app and was given no filter (nor --all-apps)
+ * is of the linked app; a note on a terminal says so.
+ */
+function linkedFilter(ctx: Context, resource: Resource, opts: ListOptions): RelationFilter | undefined {
+  const relation = resource.relations?.find((r) => r.flag === 'app');
+  if (!relation) return undefined;
+  if (opts.allApps === true) return undefined;
+  const link = ctx.link();
+  if (!link) return undefined;
+  if (ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) ctx.io.note(`Only the ${resource.name} of ${link.app}, linked by ${shownPath(link.path)}; --all-apps lists every app's.`);
+  return { relation, id: link.app };
 }
 
 /** What a list fetches, read off flags that were all checked before any request. */
@@ -75,7 +91,8 @@ async function listRun(ctx: Context, resource: Resource, opts: ListOptions): Pro
   // Everything the user typed is checked before a request is sent, --jq included.
   const limit = positiveInt(opts.limit, '--limit');
   const page = positiveInt(opts.page, '--page');
-  const filter = chosenRelation(ctx, resource, opts);
+  if (opts.allApps === true && typeof opts.app === 'string') throw new UsageError('Give --app or --all-apps, not both.', `For example: hostctl ${resource.name} list --all-apps`);
+  const filter = chosenRelation(ctx, resource, opts) ?? linkedFilter(ctx, resource, opts);
   const direct = directPath(resource, filter);
   const walked = direct === undefined;
   if (filter && walked && page !== undefined) {

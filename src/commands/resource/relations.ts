@@ -61,23 +61,18 @@ export interface FilterRun {
 }
 
 /**
- * A filter the API has no route for: walk the collection and keep the objects that
- * reference the ID. Through another resource (`deployments list --app`): first the
- * objects of that resource which reference the ID, then the objects referencing any of
- * them, by the API's route for that step where it has one and it is cheaper.
+ * Before a walk must wait for the budget, once: after a walk's first page, when the rest
+ * of it and the walks still to come (their size from the server's total, or from the IDs
+ * seen before) need more requests than the budget has left, one line under `label` says
+ * how many and about how long the wait is. A watch (`fresh`) says nothing.
  */
-export async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: RelationFilter, run: FilterRun): Promise<void> {
-  const [{ sources, walkSources }, { waitForSlots }] = await Promise.all([import('../../core/relations.js'), import('../../http/budget.js')]);
+export async function budgetForecast(ctx: Context, http: HttpClient, label: string, fresh: boolean): Promise<(what: string, items: number, rest: PageRest, later: readonly string[]) => void> {
+  const { waitForSlots } = await import('../../http/budget.js');
   const base = ctx.baseUrl();
   const known = (name: string) => ctx.state().knownIds(base, name).length;
   let foreseen = false;
-  /**
-   * After a walk's first page, once: when the rest of the walk (its size from the server's
-   * total, or from the IDs seen before) needs more requests than the budget has left, one
-   * line says how many and about how long the wait is.
-   */
-  const foresee = (what: string, items: number, rest: PageRest, later: readonly string[]) => {
-    if (foreseen || run.fresh || items <= 0) return;
+  return (what, items, rest, later) => {
+    if (foreseen || fresh || items <= 0) return;
     foreseen = true;
     const size = rest.total ?? (rest.next || rest.full ? known(what) : items);
     let more = Math.max(0, Math.ceil(size / items) - 1);
@@ -87,9 +82,20 @@ export async function filterWalk(ctx: Context, http: HttpClient, resource: Resou
     const ms = waitForSlots(http.budgetSnapshot(), more, ctx.clock.now());
     if (ms === undefined || ms <= 0) return;
     ctx.io.note(
-      `Filter --${filter.relation.flag} ${filter.id}: about ${more} more ${more === 1 ? 'request' : 'requests'} to walk ${[what, ...later].join(' and ')}; the budget has ${left} left, so this will wait about ${Math.ceil(ms / 1000)}s.`,
+      `${label}: about ${more} more ${more === 1 ? 'request' : 'requests'} to walk ${[what, ...later].join(' and ')}; the budget has ${left} left, so this will wait about ${Math.ceil(ms / 1000)}s.`,
     );
   };
+}
+
+/**
+ * A filter the API has no route for: walk the collection and keep the objects that
+ * reference the ID. Through another resource (`deployments list --app`): first the
+ * objects of that resource which reference the ID, then the objects referencing any of
+ * them, by the API's route for that step where it has one and it is cheaper.
+ */
+export async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: RelationFilter, run: FilterRun): Promise<void> {
+  const { sources, walkSources } = await import('../../core/relations.js');
+  const foresee = await budgetForecast(ctx, http, `Filter --${filter.relation.flag} ${filter.id}`, run.fresh === true);
   const opts = {
     fresh: run.fresh,
     walking: (what: string, later: readonly string[]) => ({

@@ -32,6 +32,8 @@ export interface WatchOptions {
   shape: 'list' | 'single';
   /** Requests one round sends (pages), for the budget's share. */
   requestsPerRound?: () => number;
+  /** A screen of the command's own (`status`) instead of the resource's printer. */
+  render?: (items: readonly unknown[], into: IO) => Promise<void>;
 }
 
 export async function watchRun(ctx: Context, resource: Resource, round: () => Promise<unknown[]>, opts: WatchOptions): Promise<never> {
@@ -47,6 +49,7 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
   let drawnLines = 0;
 
   const print = async (items: readonly unknown[], into: IO) => {
+    if (opts.render) return opts.render(items, into);
     const printer = await createPrinter({ io: into, format, fields, columns: resource.columns, references: (resource.relations ?? []).map((r) => r.flag) });
     printer.add(items);
     await printer.end(opts.shape);
