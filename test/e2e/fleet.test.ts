@@ -15,8 +15,12 @@ import { machineEnv, runFleet } from '../support/fleet.js';
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet tests: ${skip}`);
 
+// More commands than the window holds, so that the fleet must wait for it more than once;
+// a short window, so that it does in seconds.
 const MACHINES = 4;
-const COMMANDS = 8;
+const COMMANDS = 3;
+const LIMIT = 5;
+const WINDOW_SECONDS = 2;
 // Plain output: these tests read the warnings' and errors' text (under --json they are JSON lines).
 const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
 
@@ -26,7 +30,7 @@ const dirs: { path: string; cleanup(): void }[] = [];
 
 beforeAll(async () => {
   if (skip) return;
-  sandbox = await startSandbox(['--rate-limit', '10', '--window', '5']);
+  sandbox = await startSandbox(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
   redis = await startRedis();
 });
 afterAll(async () => {
@@ -47,7 +51,7 @@ function fleet(env: Record<string, string>, after?: (done: number) => Promise<vo
   return runFleet({ machines: MACHINES, commands: COMMANDS, args, envOf: () => machine(env), after });
 }
 
-describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {
+describe.skipIf(skip !== undefined)(`a fleet on one Redis: ${MACHINES} machines × ${COMMANDS} commands, one token, ${LIMIT} requests per ${WINDOW_SECONDS} s`, () => {
   it('not one 429, every command exits 0; Redis holds the budget under a digest keyed by the token, never the token', { timeout: 180_000 }, async () => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet');
@@ -75,7 +79,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     const doomed = await startRedis();
     let killed = false;
     const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: doomed.url }, async (done) => {
-      if (done >= 10 && !killed) {
+      if (done >= LIMIT && !killed) {
         killed = true;
         await doomed.kill();
       }
@@ -142,10 +146,12 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext');
     const tlsPort = await freePort();
     const tls = await startRedis(['--port', '0', '--tls-port', String(tlsPort), '--tls-cert-file', at('server.crt'), '--tls-key-file', at('server.key'), '--tls-ca-cert-file', at('ca.crt'), '--tls-auth-clients', 'no'], { port: tlsPort });
+    // A long window of its own, so that the second machine reads the count the first left.
+    const slow = await startSandbox(['--rate-limit', '10', '--window', '600']);
     try {
-      const admin = sandboxAdmin(sandbox);
+      const admin = sandboxAdmin(slow);
       const token = await admin.newToken('fleet-tls');
-      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
       const trusted = await runCli(args, { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
       expect(trusted.code, trusted.stderr).toBe(0);
       expect(trusted.stderr).toBe('');
@@ -158,6 +164,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       expect(untrusted.stderr).toContain(`hostctl: warning: the shared store at localhost:${tlsPort} cannot be used (TLS failed`);
     } finally {
       await tls.stop();
+      await slow.stop();
     }
   });
 
