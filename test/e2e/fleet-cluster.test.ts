@@ -10,9 +10,8 @@
 import { createServer } from 'node:net';
 import { describe, expect } from 'vitest';
 import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
-import { e2eTest } from '../support/fixtures.js';
 import { listenLoopback } from '../support/servers.js';
-import { machineEnv, runFleet } from '../support/fleet.js';
+import { fleetTest, runFleet } from '../support/fleet.js';
 import { freePort, redisClusterUnavailable, redisUnavailable, startRedis, startRedisCluster, type RedisCluster, type RedisTls } from '../support/redis.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 
@@ -24,21 +23,11 @@ const skipTls = redisUnavailable() ?? opensslUnavailable();
 const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
 
 // A small limit and a short window: a fleet of a few commands waits for it more than once, in seconds.
-const test = e2eTest({ sandbox: ['--rate-limit', '5', '--window', '2'] })
+const test = fleetTest({ sandbox: ['--rate-limit', '5', '--window', '2'] })
   .extend('cluster', { scope: 'file' }, async ({}, { onCleanup }) => {
     const cluster = await startRedisCluster();
     onCleanup(() => cluster.stop());
     return cluster;
-  })
-  /** A machine of its own (config dir, home), removed after the test. */
-  .extend('machine', ({}, { onCleanup }) => {
-    const dirs: { cleanup(): void }[] = [];
-    onCleanup(() => dirs.forEach((d) => d.cleanup()));
-    return (env: Record<string, string>): Record<string, string> => {
-      const dir = tmpDir('hostctl-fleet-cluster-');
-      dirs.push(dir);
-      return machineEnv(dir.path, env);
-    };
   })
   /** A certificate for 127.0.0.1 (and localhost), its own CA; removed after the test. */
   .extend('tlsFiles', ({}, { onCleanup }): RedisTls => {
