@@ -38,6 +38,6 @@ export async function runFleet(o: {
 }
 
 /** The e2e layer with `machine(env)`: the environment of a machine of its own (machineEnv), removed after the test. */
-export function fleetTest(options: LayerOptions = {}) {
+export function fleetTest(options: LayerOptions & { spawnSandbox?: boolean } = {}) {
   return e2eTest(options).extend('machine', ({ newDir }) => (env: Record<string, string>): Record<string, string> => machineEnv(newDir('hostctl-fleet-'), env));
 }
