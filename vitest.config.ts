@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { underCI } from './test/support/ci.js';
+import { LongestFirst } from './test/support/sequencer.js';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -17,6 +18,8 @@ export default defineConfig({
     // Two cores: e2e files spawn servers and CLI processes, so keep the pool small.
     maxWorkers: 2,
     fileParallelism: true,
+    // The longest files first, whichever project they belong to (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     // The unit and cli layers share each worker's module graph across files (isolate:
     // false): a fresh process and module graph per file cost about half a second of CPU
     // each, most of those layers' time. So a file restores whatever it changes in the

@@ -9,61 +9,48 @@
 // lockout) depends on the count against the limit; separate processes sharing the
 // budget: test/e2e/budget.test.ts and concurrency.test.ts.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type SandboxRequest, type Sandbox } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { sandboxAdmin, type RunResult, type SandboxRequest } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
 
 const LIMIT = 20;
 const WINDOW_SECONDS = 60;
 
-let sandbox: Sandbox;
-let appId: string;
-const dirs: { cleanup(): void }[] = [];
-
-const admin = () => sandboxAdmin(sandbox);
-const requests = () => admin().requests();
-const newToken = (name: string) => admin().newToken(name);
-
-/** Runs `n` hostctl processes one after another, sharing one config dir. */
-async function loop(n: number, token: string, extra: string[]): Promise<RunResult[]> {
-  const dir = tmpDir('hostctl-pressure-');
-  dirs.push(dir);
-  const results: RunResult[] = [];
-  for (let i = 0; i < n; i++) {
-    results.push(
-      await runCli(['apps', 'get', appId, '--json', ...extra], {
-        env: { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path },
-        // The longest wait is one window; a process that outlives two has hung.
-        timeoutMs: 2 * WINDOW_SECONDS * 1000 + 15_000,
-      }),
-    );
-  }
-  return results;
-}
-
-/** The platform locks out an address by refusing everything from it: a 429 with no token. */
-async function expectNoLockout(seen: SandboxRequest[]): Promise<void> {
-  expect(seen.filter((r) => r.status === 429 && r.token === null)).toEqual([]);
-  // And the address is not locked out now: the sandbox's own token is still served.
-  const res = await fetch(`${sandbox.baseUrl}/apps?publicId[]=${appId}`, { headers: { accept: 'application/json', authorization: `Bearer ${sandbox.token}` } });
-  expect(res.status).toBe(200);
-}
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
+const test = cliTest({ sandbox: ['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)] }).extend('pressure', async ({ sandbox, hostctl }) => {
+  const admin = sandboxAdmin(sandbox);
+  // The request log is the file's sandbox's: each test judges only what it sent.
+  await admin.clearRequests();
   const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
-  appId = String(apps[0]?.publicId);
-});
-afterAll(async () => {
-  await sandbox?.stop();
-  for (const d of dirs) d.cleanup();
-});
-beforeEach(async () => {
-  await admin().clearRequests();
+  const appId = String(apps[0]?.publicId);
+  return {
+    admin,
+    appId,
+    /** Runs `n` hostctl processes one after another, sharing the test's config dir. */
+    async loop(n: number, token: string, extra: string[]): Promise<RunResult[]> {
+      const results: RunResult[] = [];
+      for (let i = 0; i < n; i++) {
+        results.push(
+          await hostctl(['apps', 'get', appId, '--json', ...extra], { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token }, {
+            // The longest wait is one window; a process that outlives two has hung.
+            timeoutMs: 2 * WINDOW_SECONDS * 1000 + 15_000,
+          }),
+        );
+      }
+      return results;
+    },
+    /** The platform locks out an address by refusing everything from it: a 429 with no token. */
+    async expectNoLockout(seen: SandboxRequest[]): Promise<void> {
+      expect(seen.filter((r) => r.status === 429 && r.token === null)).toEqual([]);
+      // And the address is not locked out now: the sandbox's own token is still served.
+      const res = await fetch(`${sandbox.baseUrl}/apps?publicId[]=${appId}`, { headers: { accept: 'application/json', authorization: `Bearer ${sandbox.token}` } });
+      expect(res.status).toBe(200);
+    },
+  };
 });
 
 describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => {
-  it('every command exits 0, waiting as needed: exactly 100 requests served, never a 401, never a lockout', { timeout: 240_000 }, async () => {
-    const token = await newToken('pressure-wait');
+  test('every command exits 0, waiting as needed: exactly 100 requests served, never a 401, never a lockout', { timeout: 240_000 }, async ({ pressure: { admin, appId, loop, expectNoLockout } }) => {
+    const token = await admin.newToken('pressure-wait');
     const results = await loop(100, token, []);
     results.forEach((r, i) => {
       expect(r.code, `call ${i + 1}: ${r.stderr}`).toBe(0);
@@ -72,7 +59,7 @@ describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => 
     // Calls past the first window had to wait, and said so on stderr.
     expect(results.filter((r) => /waiting \d+s/.test(r.stderr)).length).toBeGreaterThan(0);
 
-    const seen = await requests();
+    const seen = await admin.requests();
     expect(seen.filter((r) => r.status === 401)).toEqual([]);
     const mine = seen.filter((r) => r.token === 'pressure-wait');
     // Not even a 429: each process paced itself from the state file the one before left
@@ -81,8 +68,8 @@ describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => 
     await expectNoLockout(seen);
   });
 
-  it('with --no-wait every command exits 0 or 5 at once: no wait, never a 401, never a lockout', { timeout: 240_000 }, async () => {
-    const token = await newToken('pressure-nowait');
+  test('with --no-wait every command exits 0 or 5 at once: no wait, never a 401, never a lockout', { timeout: 240_000 }, async ({ sandbox, pressure: { admin, appId, loop, expectNoLockout } }) => {
+    const token = await admin.newToken('pressure-nowait');
     const mark = sandbox.clock.sleeps.length;
     const results = await loop(100, token, ['--no-wait']);
     // At once: not one of the 100 slept (the clock is the runs' and the sandbox's own).
@@ -100,7 +87,7 @@ describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => 
       }
     }
 
-    const seen = await requests();
+    const seen = await admin.requests();
     expect(seen.filter((r) => r.status === 401)).toEqual([]);
     const mine = seen.filter((r) => r.token === 'pressure-nowait');
     // Each exit 0 is one request served; each exit 5 sent nothing, because the state file
@@ -111,9 +98,9 @@ describe(`a loop of 100 "apps get" against ${LIMIT} requests per window`, () => 
 });
 
 describe('a rejected token in a loop of 50', () => {
-  it('exactly one request reaches the server; every command exits 4 and says how to replace the token', { timeout: 120_000 }, async () => {
-    const token = await newToken('pressure-revoked');
-    await admin().revoke('pressure-revoked');
+  test('exactly one request reaches the server; every command exits 4 and says how to replace the token', { timeout: 120_000 }, async ({ pressure: { admin, loop, expectNoLockout } }) => {
+    const token = await admin.newToken('pressure-revoked');
+    await admin.revoke('pressure-revoked');
 
     const results = await loop(50, token, []);
     results.forEach((r, i) => {
@@ -124,7 +111,7 @@ describe('a rejected token in a loop of 50', () => {
     });
     expect(results.slice(1).every((r) => /will not send it again/.test(r.stderr))).toBe(true);
 
-    const seen = await requests();
+    const seen = await admin.requests();
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ status: 401, token: null });
     await expectNoLockout(seen);

@@ -6,45 +6,32 @@
 // have queued (test/support/budget-hold.ts) and then let go together. Judged from the
 // sandbox's own request log; no timing is asserted.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { heldRetry, HoldLapsed, queueUnderHold, startAllQueued, startQueued, type Queued } from '../support/budget-hold.js';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { describe, expect } from 'vitest';
+import { heldBudgetTest, heldRetry, HoldLapsed, queueUnderHold, startAllQueued, type Queued } from '../support/budget-hold.js';
+import { sandboxAdmin } from '../support/cli.js';
 
 const LIMIT = 6;
 const WINDOW_SECONDS = 1;
 const PROCESSES = 8;
 
-let sandbox: Sandbox;
-const dirs: { path: string; cleanup(): void }[] = [];
-const started: Queued[] = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
-});
-afterAll(async () => {
-  for (const q of started) if (q.child.exitCode === null) q.child.kill('SIGKILL');
-  await sandbox?.stop();
-  for (const d of dirs) d.cleanup();
-});
+const test = heldBudgetTest({ sandbox: ['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)] });
 
 describe(`one token, ${LIMIT} requests per ${WINDOW_SECONDS}s, separate processes`, () => {
-  it(`${PROCESSES} processes let go at once: every command exits 0, ${PROCESSES + 1} requests served, not one 429`, { timeout: 120_000 }, async () => {
+  test(`${PROCESSES} processes let go at once: every command exits 0, ${PROCESSES + 1} requests served, not one 429`, { timeout: 120_000 }, async ({ sandbox, hostctl, newDir, queue }) => {
     const admin = sandboxAdmin(sandbox);
     const args = ['apps', 'list', '--limit', '1', '--json'];
     const { name, queued } = await heldRetry(async (holdMs) => {
       // Each attempt afresh: its own token (its own window at the sandbox) and config dir.
       const name = `budget-${holdMs}`;
       const token = await admin.newToken(name);
-      const dir = tmpDir('hostctl-budget-');
-      dirs.push(dir);
-      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path };
+      const dir = newDir('hostctl-budget-');
+      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir };
       // One command first teaches the budget the window's size and length.
-      const first = await runCli(args, { env });
+      const first = await hostctl(args, env);
       expect(first.code, first.stderr).toBe(0);
       const queued: Queued[] = [];
-      await queueUnderHold(dir.path, token, holdMs, async (hold, track) => {
-        queued.push(...startAllQueued(PROCESSES, hold, () => track(startQueued(args, env))));
-        started.push(...queued);
+      await queueUnderHold(dir, token, holdMs, async (hold, track) => {
+        queued.push(...startAllQueued(PROCESSES, hold, () => track(queue(args, env))));
         await Promise.all(queued.map((q) => q.waiting));
       });
       const held = (await admin.requests()).filter((r) => r.token === name);
@@ -66,34 +53,27 @@ describe(`one token, ${LIMIT} requests per ${WINDOW_SECONDS}s, separate processe
 describe('a window another client spent, a fresh state dir, separate processes', () => {
   const PROBE_LIMIT = 6;
   const PARALLEL = 6;
-  let slow: Sandbox;
-  beforeAll(async () => {
-    // The window is long enough that what the other client spent is still in it when the six are let go.
-    slow = await startSandbox(['--rate-limit', String(PROBE_LIMIT), '--window', '10']);
-  });
-  afterAll(async () => {
-    await slow?.stop();
-  });
 
-  it(`one request left, ${PARALLEL} processes let go at once: every command exits 0, not one 429`, { timeout: 180_000 }, async () => {
+  test(`one request left, ${PARALLEL} processes let go at once: every command exits 0, not one 429`, { timeout: 180_000 }, async ({ sandboxes, newDir, queue }) => {
+    // The window is long enough that what the other client spent is still in it when the six
+    // are let go, however slowly they start on a busy machine.
+    const slow = await sandboxes(['--rate-limit', String(PROBE_LIMIT), '--window', '6']);
     const admin = sandboxAdmin(slow);
     const args = ['apps', 'list', '--limit', '1', '--json'];
     const { name, queued } = await heldRetry(async (holdMs) => {
       const name = `probe-${holdMs}`;
       const token = await admin.newToken(name);
-      // Another client with the same token (its own state dir) spends all but one request.
-      const other = tmpDir('hostctl-budget-other-');
-      const dir = tmpDir('hostctl-budget-fresh-');
-      dirs.push(other, dir);
-      for (let i = 0; i < PROBE_LIMIT - 1; i++) {
-        const r = await runCli(args, { env: { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: other.path } });
-        expect(r.code, r.stderr).toBe(0);
-      }
-      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir.path };
+      // Another client with the same token, not hostctl, spends all but one request at once.
+      const dir = newDir('hostctl-budget-fresh-');
+      const spent = await Promise.all(
+        Array.from({ length: PROBE_LIMIT - 1 }, () => fetch(`${slow.baseUrl}/apps?limit=1`, { headers: { authorization: `Bearer ${token}` } })),
+      );
+      for (const r of spent) expect(r.status).toBe(200);
+      await Promise.all(spent.map((r) => r.arrayBuffer()));
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: dir };
       const queued: Queued[] = [];
-      await queueUnderHold(dir.path, token, holdMs, async (hold, track) => {
-        queued.push(...startAllQueued(PARALLEL, hold, () => track(startQueued(args, env))));
-        started.push(...queued);
+      await queueUnderHold(dir, token, holdMs, async (hold, track) => {
+        queued.push(...startAllQueued(PARALLEL, hold, () => track(queue(args, env))));
         await Promise.all(queued.map((q) => q.waiting));
       });
       const held = (await admin.requests()).filter((r) => r.token === name);

@@ -9,49 +9,34 @@
 // for events (each process's "waiting" note, the sandbox's request log), never for a
 // time, and it asserts the order.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { heldRetry, HoldLapsed, queueUnderHold, startAllQueued, startQueued, type Queued } from '../support/budget-hold.js';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type Sandbox } from '../support/cli.js';
+import { describe, expect } from 'vitest';
+import { heldBudgetTest, heldRetry, HoldLapsed, queueUnderHold, startAllQueued, type Queued } from '../support/budget-hold.js';
+import { sandboxAdmin } from '../support/cli.js';
+import type { LocalSandbox } from '../support/sandbox-here.js';
 
 const BATCH = 3;
 const LATER = 3;
 
-let sandbox: Sandbox;
-const dirs: { path: string; cleanup(): void }[] = [];
-const started: Queued[] = [];
+const test = heldBudgetTest({ sandbox: ['--rate-limit', '1', '--window', '1'] });
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--rate-limit', '1', '--window', '1']);
-});
-afterAll(async () => {
-  for (const q of started) if (q.child.exitCode === null) q.child.kill('SIGKILL');
-  await sandbox?.stop();
-  for (const d of dirs) d.cleanup();
-});
-
-const envOf = (token: string, config: string, interactive: string) => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: config, HOSTCTL_INTERACTIVE: interactive });
+const envOf = (sandbox: LocalSandbox, token: string, config: string, interactive: string) => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: config, HOSTCTL_INTERACTIVE: interactive });
 
 describe('interactive commands go first', () => {
-  it('an interactive command queued among six batch commands is sent at the next free slot, before all of them', { timeout: 120_000 }, async () => {
+  test('an interactive command queued among six batch commands is sent at the next free slot, before all of them', { timeout: 120_000 }, async ({ sandbox, hostctl, newDir, queue }) => {
     const admin = sandboxAdmin(sandbox);
     const { name, person, batch } = await heldRetry(async (holdMs) => {
       // Each attempt afresh: its own token (its own window at the sandbox) and config dir.
       const name = `priority-${holdMs}`;
       const token = await admin.newToken(name);
-      const dir = tmpDir('hostctl-priority-');
-      dirs.push(dir);
-      const start = (path: string, interactive: '0' | '1') => {
-        const q = startQueued(['api', path], envOf(token, dir.path, interactive));
-        started.push(q);
-        return q;
-      };
+      const dir = newDir('hostctl-priority-');
+      const start = (path: string, interactive: '0' | '1') => queue(['api', path], envOf(sandbox, token, dir, interactive));
       // A batch request fills the window (and teaches the budget its size and length).
-      const warm = await runCli(['api', '/teams'], { env: envOf(token, dir.path, '0') });
+      const warm = await hostctl(['api', '/teams'], envOf(sandbox, token, dir, '0'));
       expect(warm.code, warm.stderr).toBe(0);
 
       let person: Queued | undefined;
       const batch: Queued[] = [];
-      await queueUnderHold(dir.path, token, holdMs, async (hold, track) => {
+      await queueUnderHold(dir, token, holdMs, async (hold, track) => {
         // Batch commands queue before the person and after (a loop goes on starting them).
         batch.push(...startAllQueued(BATCH, hold, () => track(start('/teams', '0'))));
         await Promise.all(batch.map((b) => b.waiting));
@@ -76,10 +61,8 @@ describe('interactive commands go first', () => {
     for (const b of batch) b.child.kill('SIGTERM');
   });
 
-  it('HOSTCTL_INTERACTIVE takes 1 or 0; anything else is a usage error before sending', async () => {
-    const dir = tmpDir('hostctl-priority-');
-    dirs.push(dir);
-    const r = await runCli(['api', '/apps'], { env: envOf(sandbox.token, dir.path, 'yes') });
+  test('HOSTCTL_INTERACTIVE takes 1 or 0; anything else is a usage error before sending', async ({ sandbox, config, hostctl }) => {
+    const r = await hostctl(['api', '/apps'], envOf(sandbox, sandbox.token, config.path, 'yes'));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^hostctl: HOSTCTL_INTERACTIVE takes 1 or 0, not "yes"\./);
   });

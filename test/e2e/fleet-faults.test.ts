@@ -6,11 +6,12 @@
 // never gives (test/support/resp-server.ts). Judged from the sandbox's request log, exit
 // codes and what hostctl prints; no timing is asserted.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
-import { redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
+import { describe, expect } from 'vitest';
+import { runCli, sandboxAdmin, type RunResult } from '../support/cli.js';
+import { fleetTest } from '../support/fleet.js';
+import { redisUnavailable, refreshInLoop, startRedis } from '../support/redis.js';
 import { reply, startFakeRedis, type FakeRedisOptions } from '../support/resp-server.js';
-import { machineEnv } from '../support/fleet.js';
+import type { LocalSandbox } from '../support/sandbox-here.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet fault tests: ${skip}`);
@@ -18,28 +19,16 @@ if (skip) console.warn(`skipping the fleet fault tests: ${skip}`);
 // Plain output: these tests read the warnings' text.
 const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
 
-let sandbox: Sandbox;
-let redis: RedisServer;
-const dirs: { path: string; cleanup(): void }[] = [];
-
-beforeAll(async () => {
-  if (skip) return;
-  // Two requests a window, and a window no test outlives: a third request is a 429 unless the budget holds it back.
-  sandbox = await startSandbox(['--rate-limit', '2', '--window', '600']);
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-  await sandbox?.stop();
-  for (const d of dirs) d.cleanup();
+// Two requests a window, and a window no test outlives: a third request is a 429 unless the budget holds it back.
+// The sandbox is a process of its own, so that this worker is free to keep a refresh loop going.
+// eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+const test = fleetTest({ sandbox: ['--rate-limit', '2', '--window', '600'], spawnSandbox: true }).extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const redis = await startRedis();
+  onCleanup(() => redis.stop());
+  return redis;
 });
 
-/** A machine of its own: config dir (state, budget file) and home. */
-function machine(env: Record<string, string>): Record<string, string> {
-  const dir = tmpDir('hostctl-fleet-faults-');
-  dirs.push(dir);
-  return machineEnv(dir.path, env);
-}
+type Machine = (env: Record<string, string>) => Record<string, string>;
 
 const warnings = (r: RunResult) => r.stderr.match(/warning:/g)?.length ?? 0;
 
@@ -48,7 +37,7 @@ const warnings = (r: RunResult) => r.stderr.match(/warning:/g)?.length ?? 0;
  * holds two: with the budget kept anywhere, the third is held back (exit 5, not sent);
  * sent unrecorded, it collects a 429. `between` runs after the first command.
  */
-async function threeCommands(name: string, redisUrl: string, between?: () => Promise<void>) {
+async function threeCommands({ sandbox, machine }: { sandbox: LocalSandbox; machine: Machine }, name: string, redisUrl: string, between?: () => Promise<void>) {
   const admin = sandboxAdmin(sandbox);
   const token = await admin.newToken(name);
   const m = machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redisUrl });
@@ -61,10 +50,10 @@ async function threeCommands(name: string, redisUrl: string, between?: () => Pro
 }
 
 describe.skipIf(skip !== undefined)('a reservation Redis will not record: one warning, and the machine\'s own budget (no 429)', () => {
-  it('another client refreshing the budget key\'s TTL in a loop, which aborts every WATCH', { timeout: 60_000 }, async () => {
+  test('another client refreshing the budget key\'s TTL in a loop, which aborts every WATCH', { timeout: 60_000 }, async ({ sandbox, machine, redis }) => {
     let loop: Awaited<ReturnType<typeof refreshInLoop>> | undefined;
     try {
-      const { runs, sent } = await threeCommands('faults-refreshed', redis.url, async () => {
+      const { runs, sent } = await threeCommands({ sandbox, machine }, 'faults-refreshed', redis.url, async () => {
         // Every key the first command left (whatever they are named), refreshed without end.
         loop = await refreshInLoop(redis.port, await redis.client().keys('*'));
       });
@@ -89,10 +78,10 @@ describe.skipIf(skip !== undefined)('a reservation Redis will not record: one wa
     ['a Redis whose GET answers an integer', (cmd) => (cmd[0] === 'GET' ? reply.int(42) : undefined)],
   ];
   for (const [what, answer] of nonsense) {
-    it(what, { timeout: 60_000 }, async () => {
+    test(what, { timeout: 60_000 }, async ({ sandbox, machine }) => {
       const fake = await startFakeRedis({ answer });
       try {
-        const { runs, sent } = await threeCommands(`faults-${nonsense.findIndex(([w]) => w === what)}`, fake.url);
+        const { runs, sent } = await threeCommands({ sandbox, machine }, `faults-${nonsense.findIndex(([w]) => w === what)}`, fake.url);
         const [first, second, third] = runs as [RunResult, RunResult, RunResult];
         for (const r of [first, second]) expect(r.code, r.stderr).toBe(0);
         expect(third.code, third.stderr).toBe(5);
@@ -108,7 +97,7 @@ describe.skipIf(skip !== undefined)('a reservation Redis will not record: one wa
 });
 
 describe.skipIf(skip !== undefined)('a Redis user whose ACL refuses MULTI', () => {
-  it('is one warning on each machine and the machine\'s own budget; nothing reaches Redis', { timeout: 60_000 }, async () => {
+  test('is one warning on each machine and the machine\'s own budget; nothing reaches Redis', { timeout: 60_000 }, async ({ sandbox, machine }) => {
     const fresh = await startRedis();
     await fresh.client().call('ACL', 'SETUSER', 'ci-no-multi', 'on', '>pw-no-multi-3', '~*', '+@all', '-multi');
     try {
@@ -131,9 +120,9 @@ describe.skipIf(skip !== undefined)('a Redis user whose ACL refuses MULTI', () =
 });
 
 describe.skipIf(skip !== undefined)('a Redis whose clock is a day ahead', () => {
-  it('shows in no reset figure: -R and rate-limit --json say what the server said', { timeout: 60_000 }, async () => {
+  test('shows in no reset figure: -R and rate-limit --json say what the server said', { timeout: 60_000 }, async ({ sandboxes, machine }) => {
     const ahead = await startFakeRedis({ now: () => Date.now() + 86_400_000 });
-    const minute = await startSandbox(['--rate-limit', '20', '--window', '60']);
+    const minute = await sandboxes(['--rate-limit', '20', '--window', '60']);
     try {
       const env = machine({ HOSTCTL_BASE_URL: minute.baseUrl, HOSTCTL_TOKEN: minute.token, HOSTCTL_REDIS_URL: ahead.url });
       const r = await runCli(['-R', ...args], { env });
@@ -149,7 +138,6 @@ describe.skipIf(skip !== undefined)('a Redis whose clock is a day ahead', () => 
       expect(report.resetInSeconds).toBeLessThanOrEqual(60);
       expect(Math.abs(Date.parse(report.seenAt) - Date.now())).toBeLessThan(60_000);
     } finally {
-      await minute.stop();
       await ahead.close();
     }
   });

@@ -7,51 +7,40 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
-import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
-import { machineEnv, runFleet } from '../support/fleet.js';
+import { describe, expect } from 'vitest';
+import { runCli, sandboxAdmin, type RunResult } from '../support/cli.js';
+import { redisUnavailable, startRedis, freePort } from '../support/redis.js';
+import { fleetTest, runFleet } from '../support/fleet.js';
 
 const skip = redisUnavailable();
 if (skip) console.warn(`skipping the fleet tests: ${skip}`);
 
+// More commands than the window holds, so that the fleet must wait for it more than once;
+// a short window, so that it does in seconds.
 const MACHINES = 4;
-const COMMANDS = 8;
+const COMMANDS = 3;
+const LIMIT = 5;
+const WINDOW_SECONDS = 2;
 // Plain output: these tests read the warnings' and errors' text (under --json they are JSON lines).
 const args = ['apps', 'list', '--limit', '1', '-o', 'tsv'];
 
-let sandbox: Sandbox;
-let redis: RedisServer;
-const dirs: { path: string; cleanup(): void }[] = [];
-
-beforeAll(async () => {
-  if (skip) return;
-  sandbox = await startSandbox(['--rate-limit', '10', '--window', '5']);
-  redis = await startRedis();
+// eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+const test = fleetTest({ sandbox: ['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)] }).extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const redis = await startRedis();
+  onCleanup(() => redis.stop());
+  return redis;
 });
-afterAll(async () => {
-  await redis?.stop();
-  await sandbox?.stop();
-  for (const d of dirs) d.cleanup();
-});
-
-/** A machine of its own: config dir (state, budget file) and home. */
-function machine(env: Record<string, string>): Record<string, string> {
-  const dir = tmpDir('hostctl-fleet-');
-  dirs.push(dir);
-  return machineEnv(dir.path, env);
-}
 
 /** `MACHINES` machines each running `COMMANDS` commands one after another, all machines at once; `after` runs after each command. */
-function fleet(env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
+function fleet(machine: (env: Record<string, string>) => Record<string, string>, env: Record<string, string>, after?: (done: number) => Promise<void> | void): Promise<RunResult[]> {
   return runFleet({ machines: MACHINES, commands: COMMANDS, args, envOf: () => machine(env), after });
 }
 
-describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 commands, one token, 10 requests per 5 s', () => {
-  it('not one 429, every command exits 0; Redis holds the budget under a digest keyed by the token, never the token', { timeout: 180_000 }, async () => {
+describe.skipIf(skip !== undefined)(`a fleet on one Redis: ${MACHINES} machines × ${COMMANDS} commands, one token, ${LIMIT} requests per ${WINDOW_SECONDS} s`, () => {
+  test('not one 429, every command exits 0; Redis holds the budget under a digest keyed by the token, never the token', { timeout: 180_000 }, async ({ sandbox, redis, machine }) => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet');
-    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url });
+    const results = await fleet(machine, { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url });
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     for (const r of results) expect(r.stderr).not.toContain('warning');
     const mine = (await admin.requests()).filter((r) => r.token === 'fleet');
@@ -69,13 +58,13 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     }
   });
 
-  it('Redis killed in the middle: every command still exits 0, after one warning naming the store', { timeout: 180_000 }, async () => {
+  test('Redis killed in the middle: every command still exits 0, after one warning naming the store', { timeout: 180_000 }, async ({ sandbox, machine }) => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet-killed');
     const doomed = await startRedis();
     let killed = false;
-    const results = await fleet({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: doomed.url }, async (done) => {
-      if (done >= 10 && !killed) {
+    const results = await fleet(machine, { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: doomed.url }, async (done) => {
+      if (done >= LIMIT && !killed) {
         killed = true;
         await doomed.kill();
       }
@@ -88,7 +77,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     for (const r of warned) expect(r.stderr.match(/warning:/g)).toHaveLength(1);
   });
 
-  it('HOSTCTL_REDIS_REQUIRED=1 and no Redis: exit 6 naming host:port, before any API request', async () => {
+  test('HOSTCTL_REDIS_REQUIRED=1 and no Redis: exit 6 naming host:port, before any API request', async ({ sandbox, machine }) => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet-required');
     const port = await freePort();
@@ -98,7 +87,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     expect((await admin.requests()).filter((q) => q.token === 'fleet-required')).toEqual([]);
   });
 
-  it('a password Redis refuses is a warning that never shows it, also with -v; the right one is used', async () => {
+  test('a password Redis refuses is a warning that never shows it, also with -v; the right one is used', async ({ sandbox, machine }) => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet-password');
     const locked = await startRedis(['--requirepass', 'right-horse-battery'], { password: 'right-horse-battery' });
@@ -124,28 +113,29 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     }
   });
 
-  it('plain redis:// to a host that is not this machine is refused (exit 2) naming rediss://', async () => {
+  test('plain redis:// to a host that is not this machine is refused (exit 2) naming rediss://', async ({ sandbox, machine }) => {
     const r = await runCli(args, { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: 'tok_x', HOSTCTL_REDIS_URL: 'redis://:pw-secret@cache.example.invalid:6379/0' }) });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('rediss://cache.example.invalid:6379');
     expect(r.stderr).not.toContain('pw-secret');
   });
 
-  it('rediss:// to redis-server\'s own TLS port, its test CA given as NODE_EXTRA_CA_CERTS; without the CA, a warning and the machine\'s budget', { timeout: 60_000 }, async () => {
-    const pki = tmpDir('hostctl-fleet-tls-');
-    dirs.push(pki);
-    const at = (f: string) => join(pki.path, f);
-    const openssl = (...a: string[]) => execFileSync('openssl', a, { cwd: pki.path, stdio: 'ignore' });
+  test('rediss:// to redis-server\'s own TLS port, its test CA given as NODE_EXTRA_CA_CERTS; without the CA, a warning and the machine\'s budget', { timeout: 60_000 }, async ({ sandboxes, machine, newDir }) => {
+    const pki = newDir('hostctl-fleet-tls-');
+    const at = (f: string) => join(pki, f);
+    const openssl = (...a: string[]) => execFileSync('openssl', a, { cwd: pki, stdio: 'ignore' });
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=hostctl fleet test CA');
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
     writeFileSync(at('ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
     openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext');
     const tlsPort = await freePort();
     const tls = await startRedis(['--port', '0', '--tls-port', String(tlsPort), '--tls-cert-file', at('server.crt'), '--tls-key-file', at('server.key'), '--tls-ca-cert-file', at('ca.crt'), '--tls-auth-clients', 'no'], { port: tlsPort });
+    // A long window of its own, so that the second machine reads the count the first left.
+    const slow = await sandboxes(['--rate-limit', '10', '--window', '600']);
     try {
-      const admin = sandboxAdmin(sandbox);
+      const admin = sandboxAdmin(slow);
       const token = await admin.newToken('fleet-tls');
-      const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
+      const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: `rediss://localhost:${tlsPort}/0` };
       const trusted = await runCli(args, { env: machine({ ...env, NODE_EXTRA_CA_CERTS: at('ca.crt') }) });
       expect(trusted.code, trusted.stderr).toBe(0);
       expect(trusted.stderr).toBe('');
@@ -161,9 +151,9 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     }
   });
 
-  it('rate-limit on another machine says the budget is in Redis (host:port, no password) and what the fleet spent', { timeout: 60_000 }, async () => {
+  test('rate-limit on another machine says the budget is in Redis (host:port, no password) and what the fleet spent', { timeout: 60_000 }, async ({ sandboxes, machine }) => {
     // A long window, so that the count does not change while the test looks.
-    const slow = await startSandbox(['--rate-limit', '50', '--window', '600']);
+    const slow = await sandboxes(['--rate-limit', '50', '--window', '600']);
     const locked = await startRedis(['--requirepass', 'pw-fleet-7'], { password: 'pw-fleet-7' });
     try {
       const env = { HOSTCTL_BASE_URL: slow.baseUrl, HOSTCTL_TOKEN: slow.token, HOSTCTL_REDIS_URL: locked.url };
@@ -179,11 +169,10 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
       expect(text.stdout + text.stderr + json.stdout + json.stderr).not.toContain('pw-fleet-7');
     } finally {
       await locked.stop();
-      await slow.stop();
     }
   });
 
-  it('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under a digest keyed by the token, not the token', { timeout: 60_000 }, async () => {
+  test('a shared cache: 4 machines × apps list --cache 1m at once spend 1 request; Redis holds the entry under a digest keyed by the token, not the token', { timeout: 60_000 }, async ({ sandbox, machine }) => {
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('fleet-cache');
     const store = await startRedis();
@@ -209,7 +198,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     }
   });
 
-  it('rate-limit -R with Redis unreachable: one warning line for the run, exit 0', async () => {
+  test('rate-limit -R with Redis unreachable: one warning line for the run, exit 0', async ({ sandbox, machine }) => {
     const port = await freePort();
     const r = await runCli(['rate-limit', '-R', '-o', 'table'], { env: machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}/0` }) });
     expect(r.code, r.stderr).toBe(0);
@@ -217,7 +206,7 @@ describe.skipIf(skip !== undefined)('a fleet on one Redis: 4 machines × 8 comma
     expect(r.stdout).not.toContain('Budget: shared');
   });
 
-  it('a Redis that accepts and never answers, and one out of memory: one warning naming the reason each, exit 0, nothing hangs', { timeout: 60_000 }, async () => {
+  test('a Redis that accepts and never answers, and one out of memory: one warning naming the reason each, exit 0, nothing hangs', { timeout: 60_000 }, async ({ sandbox, machine }) => {
     const sockets: Socket[] = [];
     const silent = createServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

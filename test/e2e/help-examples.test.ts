@@ -3,11 +3,11 @@
 // The one example that names a real platform (https://api.example.com/v1, $PLATFORM_TOKEN)
 // runs against the sandbox instead; a `staging` profile exists, as that example assumes.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { describe, expect } from 'vitest';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, runProcess, tmpDir } from '../support/cli.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { BIN, runProcess } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
 import { TOPIC_TEXT } from '../../src/help/topics.js';
 
 /** The example lines of a topic, in order. */
@@ -27,14 +27,10 @@ function scriptOf(lines: readonly string[]): string {
   return ['set -o pipefail', "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT", ...checked, 'echo __done'].join('\n');
 }
 
-describe('the examples of the help topics', () => {
-  let sandbox: LocalSandbox;
-  beforeAll(async () => {
-    sandbox = await startSandboxHere({ rateLimit: 100_000 });
-  });
-  afterAll(() => sandbox.stop());
+const test = e2eTest({ sandbox: ['--rate-limit', '100000'] });
 
-  it('every topic has examples, and none uses a placeholder the shell would misread', () => {
+describe('the examples of the help topics', () => {
+  test('every topic has examples, and none uses a placeholder the shell would misread', () => {
     for (const [topic, text] of Object.entries(TOPIC_TEXT)) {
       const lines = examplesOf(text);
       expect(lines.length, topic).toBeGreaterThan(0);
@@ -42,28 +38,22 @@ describe('the examples of the help topics', () => {
     }
   });
 
-  it.each(Object.keys(TOPIC_TEXT))('hostctl help %s: every example runs as shown', async (topic) => {
-    const dir = tmpDir('hostctl-help-examples-');
-    try {
-      const [home, bin, cwd, config] = ['home', 'bin', 'work', 'config'].map((d) => join(dir.path, d));
-      for (const d of [home, bin, cwd, config]) mkdirSync(d as string);
-      symlinkSync(BIN, join(bin as string, 'hostctl'));
-      const env = {
-        HOME: home,
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-        HOSTCTL_CONFIG_DIR: config,
-        HOSTCTL_BASE_URL: sandbox.baseUrl,
-        HOSTCTL_TOKEN: sandbox.token,
-        PLATFORM_TOKEN: sandbox.token,
-      };
-      const setup = await runProcess('bash', ['-c', `hostctl config set profiles.staging.baseUrl "$HOSTCTL_BASE_URL"`], { cwd, env });
-      expect(setup.code, setup.stderr).toBe(0);
-      const lines = examplesOf(TOPIC_TEXT[topic] ?? '').map((l) => l.replaceAll('https://api.example.com/v1', sandbox.baseUrl));
-      const r = await runProcess('bash', ['-c', scriptOf(lines)], { cwd, env, timeoutMs: 60_000 });
-      expect(r.stderr).not.toMatch(/example failed/);
-      expect(r.stdout).toMatch(/__done\n$/);
-    } finally {
-      dir.cleanup();
-    }
+  test.for(Object.keys(TOPIC_TEXT))('hostctl help %s: every example runs as shown', async (topic, { sandbox, home, config, newDir }) => {
+    const [bin, cwd] = [newDir('hostctl-help-bin-'), newDir('hostctl-help-work-')];
+    symlinkSync(BIN, join(bin, 'hostctl'));
+    const env = {
+      HOME: home.path,
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOSTCTL_CONFIG_DIR: config.path,
+      HOSTCTL_BASE_URL: sandbox.baseUrl,
+      HOSTCTL_TOKEN: sandbox.token,
+      PLATFORM_TOKEN: sandbox.token,
+    };
+    const setup = await runProcess('bash', ['-c', `hostctl config set profiles.staging.baseUrl "$HOSTCTL_BASE_URL"`], { cwd, env });
+    expect(setup.code, setup.stderr).toBe(0);
+    const lines = examplesOf(TOPIC_TEXT[topic] ?? '').map((l) => l.replaceAll('https://api.example.com/v1', sandbox.baseUrl));
+    const r = await runProcess('bash', ['-c', scriptOf(lines)], { cwd, env, timeoutMs: 60_000 });
+    expect(r.stderr).not.toMatch(/example failed/);
+    expect(r.stdout).toMatch(/__done\n$/);
   });
 });

@@ -8,18 +8,15 @@ import { readdirSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { RESOURCES } from '../../src/resources.js';
-import { BIN, ROOT, runCli, tmpDir } from '../support/cli.js';
-import { startSandboxHere } from '../support/sandbox-here.js';
+import { BIN, ROOT, runCli } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
 
 const guide = readFileSync(join(ROOT, 'docs', 'mcp.md'), 'utf8');
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
-});
+const test = e2eTest();
 
 /** The JSON type a schema stands for, as the table writes it. */
 function typeOf(schema: Record<string, unknown>): string {
@@ -54,16 +51,13 @@ describe("docs/mcp.md's tool table", () => {
 });
 
 describe('a token kept out of the agent host configuration', () => {
-  it('the wrapper recipe of docs/mcp.md, as written, gives the server the token from a file', async () => {
+  test('the wrapper recipe of docs/mcp.md, as written, gives the server the token from a file', async ({ sandbox, home, onTestFinished }) => {
     const block = /<!-- mcp wrapper recipe: [^>]*-->\s*```json\n([\s\S]*?)```/.exec(guide)?.[1];
     expect(block).toBeDefined();
     const entry = (JSON.parse(block ?? '') as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers.hostctl!;
     expect(JSON.stringify(entry)).not.toMatch(/HOSTCTL_TOKEN"\s*:/);
 
-    const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
-    const dir = tmpDir('hostctl-mcp-wrapper-');
-    cleanups.push(() => dir.cleanup());
+    const dir = home;
     const bin = join(dir.path, 'bin');
     mkdirSync(bin);
     symlinkSync(BIN, join(bin, 'hostctl'));
@@ -81,7 +75,7 @@ describe('a token kept out of the agent host configuration', () => {
     });
     const client = new Client({ name: 'hostctl-docs-test', version: '1' });
     await client.connect(transport);
-    cleanups.push(() => client.close());
+    onTestFinished(() => client.close());
     const status = await client.callTool({ name: 'auth_status', arguments: {} });
     expect(status.structuredContent).toMatchObject({ tokenSource: 'env', tokenLastFour: sandbox.token.slice(-4), baseUrl: sandbox.baseUrl });
     const apps = await client.callTool({ name: 'list_objects', arguments: { resource: 'apps', limit: 1 } });

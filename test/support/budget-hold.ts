@@ -17,6 +17,7 @@ import { updateJsonFileSync } from '../../src/config/atomic.js';
 import { FileBudgetStore } from '../../src/http/budget.js';
 import { isRecord } from '../../src/json/narrow.js';
 import { BIN, baseEnv, isolated } from './cli.js';
+import { e2eTest, type Env, type LayerOptions } from './fixtures.js';
 
 /** How far ahead the hold reaches at first; it lapses early only if this process stalls that long. */
 const HOLD_MS = 500;
@@ -137,4 +138,20 @@ export function startQueued(args: string[], env: Record<string, string | undefin
   // Settled here too, so that a rejection after the test stopped listening is not unhandled.
   waiting.catch(() => undefined);
   return { child, waiting, exited, stderr: () => stderr };
+}
+
+/** The e2e layer with `queue(args, env)`: startQueued, each process killed after the test if it still runs. */
+export function heldBudgetTest(options: LayerOptions = {}) {
+  // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+  return e2eTest(options).extend('queue', ({}, { onCleanup }) => {
+    const started: Queued[] = [];
+    onCleanup(() => {
+      for (const q of started) if (q.child.exitCode === null) q.child.kill('SIGKILL');
+    });
+    return (args: string[], env: Env): Queued => {
+      const q = startQueued(args, env);
+      started.push(q);
+      return q;
+    };
+  });
 }

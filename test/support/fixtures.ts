@@ -5,6 +5,7 @@
 //   home, config  a new empty HOME and HOSTCTL_CONFIG_DIR of the test's own (state.json and
 //                 the cache live in the config dir); homeEnv names both. The XDG dirs are
 //                 never inherited: runCli (cli.ts isolated()) drops the developer's.
+//   newDir(p)     another new empty directory of the test's own, as many as it asks for
 //   hostile(b)    starts a loopback server that behaves as `b` (hostile-server.ts)
 //   alt(opts)     starts the independent alt server (servers.ts startAlt)
 //   sandbox       the file's sandbox (file scope), started by the first test that names it,
@@ -74,6 +75,16 @@ export const test = base
     return { path: dir.path };
   })
   .extend('homeEnv', ({ home, config }): Env => ({ HOME: home.path, HOSTCTL_CONFIG_DIR: config.path }))
+  .extend('newDir', ({}, { onCleanup }) => {
+    const dirs: { cleanup(): void }[] = [];
+    onCleanup(() => dirs.forEach((d) => d.cleanup()));
+    /** Another new empty directory of the test's own (a second machine's config dir, say): its path. */
+    return (prefix = 'hostctl-test-'): string => {
+      const dir = tmpDir(prefix);
+      dirs.push(dir);
+      return dir.path;
+    };
+  })
   .extend('hostile', ({}, { onCleanup }) => {
     const servers = starter((behaviour: Behaviour) => startHostile(behaviour), (s: HostileServer) => s.close());
     onCleanup(servers.stopAll);

@@ -4,6 +4,7 @@
 // the Redis URL).
 
 import { runCli, type RunResult } from './cli.js';
+import { e2eTest, type LayerOptions } from './fixtures.js';
 
 /** The environment of a machine of its own under `dir` (a new empty directory), with `env`. */
 export function machineEnv(dir: string, env: Record<string, string>): Record<string, string> {
@@ -34,4 +35,9 @@ export async function runFleet(o: {
     }),
   );
   return runs.flat();
+}
+
+/** The e2e layer with `machine(env)`: the environment of a machine of its own (machineEnv), removed after the test. */
+export function fleetTest(options: LayerOptions & { spawnSandbox?: boolean } = {}) {
+  return e2eTest(options).extend('machine', ({ newDir }) => (env: Record<string, string>): Record<string, string> => machineEnv(newDir('hostctl-fleet-'), env));
 }

@@ -112,23 +112,23 @@ describe('the spinner', () => {
     expect(plain(stderr.text)).toBe(HIDE + frame('- Fetching apps…') + SHOW);
   });
 
-  it('steps through every frame at its interval and starts again after the last, braille or line', async () => {
+  it('moves while it waits, in ASCII on the Linux console', async () => {
     // ora draws the next frame once its interval has passed by Date.now(): that clock too.
     vi.useRealTimers();
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     // The frame of each drawing, after the cursor moves ora writes to redraw.
-    const drawn = async (env: NodeJS.ProcessEnv, interval: number, steps: number) => {
+    const drawn = async (env: NodeJS.ProcessEnv) => {
       const { io, stderr } = ioWith({ stderr: stream({ isTTY: true }), env });
       const s = await io.spinner('x');
-      for (let i = 0; i < steps; i++) vi.advanceTimersByTime(interval);
+      // Two seconds in small steps: long enough for any spinner to move.
+      for (let i = 0; i < 40; i++) vi.advanceTimersByTime(50);
       s.stop();
       return [...plain(stderr.text).matchAll(/\u001b\[\?2026h(?:\u001b\[[0-9]*[A-Z])*(.*?) x\u001b\[\?2026l/g)].map((m) => m[1]);
     };
-    expect(await drawn({}, 80, 10)).toEqual(['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏', '⠋']);
-    expect(await drawn({ TERM: 'linux' }, 130, 4)).toEqual(['-', '\\', '|', '/', '-']);
-    // A step shorter than the interval draws nothing new.
-    expect(await drawn({}, 79, 1)).toEqual(['⠋']);
-    expect(await drawn({ TERM: 'linux' }, 129, 1)).toEqual(['-']);
+    expect(new Set(await drawn({})).size).toBeGreaterThan(1);
+    const linux = await drawn({ TERM: 'linux' });
+    expect(new Set(linux).size).toBeGreaterThan(1);
+    for (const f of linux) expect(f).toMatch(/^[ -~]+$/);
   });
 
   it("leaves the terminal's input alone: keys typed meanwhile are not swallowed (no raw mode)", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTROL_CHARS, sanitize } from '../../src/output/sanitize.js';
+import { CONTROL_CHARS, oneLine, sanitize } from '../../src/output/sanitize.js';
 
 describe('sanitize', () => {
   it('leaves ordinary text, CJK and emoji alone', () => {
@@ -56,5 +56,43 @@ describe('CONTROL_CHARS', () => {
     for (let c = 0; c <= 0xffff; c++) if (re.test(String.fromCharCode(c))) matched.push(c);
     const expected = [...Array(0x20).keys(), ...Array.from({ length: 0x21 }, (_, i) => 0x7f + i)];
     expect(matched).toEqual(expected);
+  });
+});
+
+describe('oneLine', () => {
+  it('makes breaks and runs of space one space, and trims the ends', () => {
+    expect(oneLine('  first\r\n\n\tsecond \v\f third   fourth  ')).toBe('first second third fourth');
+  });
+
+  it('keeps a capital V (only the vertical tab is a break)', () => {
+    expect(oneLine('Vim VV')).toBe('Vim VV');
+  });
+
+  it('keeps a text exactly max long, and cuts a longer one to max with an ellipsis', () => {
+    expect(oneLine('abcde', 5)).toBe('abcde');
+    expect(oneLine('abcdef', 5)).toBe('abcd…');
+  });
+});
+
+describe('sanitize: emoji joiners, unfinished and string sequences', () => {
+  it('removes a stray zero-width joiner before an emoji, and keeps one inside an emoji sequence', () => {
+    expect(sanitize('a\u200d💻')).toBe('a💻');
+    expect(sanitize('👍🏽\u200d')).toBe('👍🏽');
+    expect(sanitize('👩‍💻')).toBe('👩‍💻');
+  });
+
+  it('removes an unfinished CSI whole, and an ESC sequence with its final byte', () => {
+    expect(sanitize('a\u001b[31')).toBe('a');
+    expect(sanitize('a\u009b1;2')).toBe('a');
+    expect(sanitize('a\u001b(Bb')).toBe('ab');
+    expect(sanitize('a\u001b(')).toBe('a');
+    expect(sanitize('a\u001b7b')).toBe('ab');
+    expect(sanitize('a\u001b$(Bb')).toBe('ab');
+  });
+
+  it('removes a terminated OSC, DCS, SOS, PM and APC string with its text', () => {
+    for (const open of ['\u001b]', '\u001bP', '\u001bX', '\u001b^', '\u001b_', '\u0090', '\u0098', '\u009d', '\u009e', '\u009f']) {
+      for (const close of ['\u0007', '\u001b\\', '\u009c']) expect(sanitize(`a${open}hidden text${close}b`)).toBe('ab');
+    }
   });
 });

@@ -42,7 +42,7 @@ describe('relativeTime', () => {
   });
 });
 
-// The edges (survivors of the mutation run of src/output): parseIsoTime reads exactly a
+// At its edges: parseIsoTime reads exactly a
 // whole ISO 8601 timestamp with a zone (no more, no less, at most 40 characters), and
 // relativeTime switches unit at exactly the thresholds its doc names (moment.js's), each
 // boundary itself belonging to the larger unit.

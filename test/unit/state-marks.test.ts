@@ -3,9 +3,9 @@
 // step; a mark that state.json cannot take goes to the first fallback place that is a
 // private directory of this user's, is read back only from files of this user's, and is
 // lifted everywhere by clearRejected; the file is read once per run, within the bounds
-// of its reader. (The lists' bounds on the way in and out: state-bounds.test.ts. The
+// of its reader. (The lists' bounds on the way in and out: state-remembered.test.ts. The
 // lock: state-store.test.ts.) The tests run as root, where a file of mode 000 is still
-// readable: the "permission denied" refusal is read-denied.test.ts's (openSync stubbed) and
+// readable: the "permission denied" refusal is config-permission-denied.test.ts's (openSync stubbed) and
 // test/e2e/trust-dirs.test.ts's.
 
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -5,8 +5,9 @@
 
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filesContaining, runCli, tmpDir, type RunResult } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { filesContaining, runCli, type RunResult } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
 import {
   answer,
   bearer,
@@ -14,37 +15,11 @@ import {
   expectCleanFailure,
   jsonEscaped,
   NO_PROXY_ENV,
-  startHostile,
-  type Behaviour,
-  type HostileServer,
 } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2e_EDGES_secret_token_q7w2';
 const REDACTED = `****${TOKEN.slice(-4)}`;
 const JSON_TYPE = { 'content-type': 'application/json' };
-
-let dirs: { path: string; cleanup(): void }[] = [];
-let servers: HostileServer[] = [];
-let config: string;
-let home: string;
-
-beforeEach(() => {
-  const c = tmpDir('hostctl-edge-config-');
-  const h = tmpDir('hostctl-edge-home-');
-  dirs.push(c, h);
-  config = c.path;
-  home = h.path;
-});
-afterEach(async () => {
-  for (const s of servers) await s.close();
-  for (const d of dirs) {
-    // A test may have made a directory read-only; give it back so it can be removed.
-    chmodRecursive(d.path);
-    d.cleanup();
-  }
-  servers = [];
-  dirs = [];
-});
 
 function chmodRecursive(path: string): void {
   try {
@@ -55,15 +30,15 @@ function chmodRecursive(path: string): void {
   }
 }
 
-async function server(behaviour: Behaviour): Promise<HostileServer> {
-  const s = await startHostile(behaviour);
-  servers.push(s);
-  return s;
-}
-
-function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  return runCli(args, { env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env } });
-}
+// Every run has the token, and none of the developer's XDG state or runtime dirs.
+const test = cliTest().extend('runEnv', ({ home, config }, { onCleanup }) => {
+  // A test may have made a directory read-only; give it back so it can be removed.
+  onCleanup(() => {
+    chmodRecursive(home.path);
+    chmodRecursive(config.path);
+  });
+  return { HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined };
+});
 
 function expectNoToken(r: RunResult): void {
   const all = `${r.stdout}\n${r.stderr}`;
@@ -74,7 +49,7 @@ function expectNoToken(r: RunResult): void {
 }
 
 describe('the token never reaches stdout or stderr (one sink)', () => {
-  it('a 429 body that echoes the Authorization header', async () => {
+  test('a 429 body that echoes the Authorization header', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(429, { ...JSON_TYPE, 'retry-after': '30' }, (req) => JSON.stringify({ detail: `slow down, ${req.headers.authorization}` })));
     const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--no-wait']);
     expectCleanFailure(r, 5, TOKEN);
@@ -82,35 +57,35 @@ describe('the token never reaches stdout or stderr (one sink)', () => {
     expect(r.stderr).toContain(REDACTED);
   });
 
-  it('a long 500 detail is cut after the token is replaced, not before', async () => {
+  test('a long 500 detail is cut after the token is replaced, not before', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(500, JSON_TYPE, (req) => JSON.stringify({ detail: `${'x'.repeat(130)} ${bearer(req)} and more text after it` })));
     const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 1, TOKEN);
     expectNoToken(r);
   });
 
-  it('a Link header carrying the token, quoted as an invalid next page', async () => {
+  test('a Link header carrying the token, quoted as an invalid next page', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, { ...JSON_TYPE, link: (req) => `<http://[${bearer(req)}>; rel="next"` }, '[{"publicId":"ap-1","name":"a"}]'));
     const r = await hostctl(['apps', 'list', '--all', '--base-url', s.baseUrl]);
     expect(r.code, r.stderr).toBe(1);
     expectNoToken(r);
   });
 
-  it('a next link whose host is the token, printed as the origin', async () => {
+  test('a next link whose host is the token, printed as the origin', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, { ...JSON_TYPE, link: (req) => `<https://${bearer(req)}.invalid/v1/apps?page=2>; rel="next"` }, '[{"publicId":"ap-1","name":"a"}]'));
     const r = await hostctl(['apps', 'list', '--all', '--base-url', s.baseUrl]);
     expect(r.code, r.stderr).toBe(1);
     expectNoToken(r);
   });
 
-  it('a redirect whose host is the token (lower-cased by URL parsing)', async () => {
+  test('a redirect whose host is the token (lower-cased by URL parsing)', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(302, { location: (req) => `http://${bearer(req)}.invalid/v1/apps`, 'content-length': '0' }, ''));
     const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '-v']);
     expect(r.code, r.stderr).toBe(1);
     expectNoToken(r);
   });
 
-  it('an object holding the token, in tsv, json and table output', async () => {
+  test('an object holding the token, in tsv, json and table output', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, (req) => JSON.stringify([{ publicId: 'ap-1', name: bearer(req), [bearer(req)]: 1 }])));
     for (const output of ['tsv', 'json', 'ndjson', 'table']) {
       const r = await hostctl(['apps', 'list', '-o', output, '--base-url', s.baseUrl]);
@@ -120,7 +95,7 @@ describe('the token never reaches stdout or stderr (one sink)', () => {
     }
   });
 
-  it('hostctl api: a JSON-escaped token (\\u0068…, \\/) is caught once decoded', async () => {
+  test('hostctl api: a JSON-escaped token (\\u0068…, \\/) is caught once decoded', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, (req) => `{"echo":"${jsonEscaped(bearer(req))}","slashed":"${bearer(req).replace(/_/g, '\\/_')}"}`));
     for (const output of ['json', 'ndjson', 'tsv']) {
       const r = await hostctl(['api', '/apps', '-o', output, '--base-url', s.baseUrl]);
@@ -130,20 +105,20 @@ describe('the token never reaches stdout or stderr (one sink)', () => {
     }
   });
 
-  it('hostctl api on text that is not JSON, and -i headers', async () => {
+  test('hostctl api on text that is not JSON, and -i headers', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, { 'content-type': 'text/plain', 'x-echo': (req) => bearer(req) }, (req) => `you sent ${bearer(req)}\n`));
     const r = await hostctl(['api', '/apps', '-i', '--base-url', s.baseUrl]);
     expect(r.code, r.stderr).toBe(0);
     expectNoToken(r);
   });
 
-  it('auth token is the one command that prints it', async () => {
+  test('auth token is the one command that prints it', async ({ hostctl }) => {
     const r = await hostctl(['auth', 'token']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(`${TOKEN}\n`);
   });
 
-  it('docs --open does not hand HOSTCTL_TOKEN to the browser', async () => {
+  test('docs --open does not hand HOSTCTL_TOKEN to the browser', async ({ hostctl, home: { path: home } }) => {
     const out = join(home, 'browser-env.txt');
     const browser = join(home, 'browser.sh');
     writeFileSync(browser, `#!/bin/sh\nenv > '${out}'\n`, { mode: 0o700 });
@@ -160,7 +135,7 @@ describe('the token never reaches stdout or stderr (one sink)', () => {
 // as another user: test/e2e/unwritable-dirs.test.ts.
 
 describe('numbers from the server are bounded', () => {
-  it('a Reset more than an hour away is not trusted, and rate-limit --refresh always sends', async () => {
+  test('a Reset more than an hour away is not trusted, and rate-limit --refresh always sends', async ({ hostctl, hostile: server }) => {
     const s = await server(
       answer(200, { ...JSON_TYPE, 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1000000000000' }, '[]'),
     );
@@ -173,7 +148,7 @@ describe('numbers from the server are bounded', () => {
     expect(s.seen.length).toBe(3);
   });
 
-  it('rate-limit --refresh sends even when the window is spent', async () => {
+  test('rate-limit --refresh sends even when the window is spent', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, { ...JSON_TYPE, 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '600' }, '[]'));
     expect((await hostctl(['apps', 'list', '--base-url', s.baseUrl])).code).toBe(0);
     const refresh = await hostctl(['rate-limit', '--refresh', '--base-url', s.baseUrl, '--no-wait']);
@@ -181,7 +156,7 @@ describe('numbers from the server are bounded', () => {
     expect(s.seen.length).toBe(2);
   });
 
-  it('--timeout above 2^31-1 ms, or with sub-millisecond digits, works; nonsensical values are usage errors', async () => {
+  test('--timeout above 2^31-1 ms, or with sub-millisecond digits, works; nonsensical values are usage errors', async ({ hostctl, hostile: server }) => {
     const s = await server(behaviours.ok);
     for (const t of ['3000000', '99999999999', '1.0005']) {
       const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--timeout', t]);
@@ -203,7 +178,7 @@ describe('numbers from the server are bounded', () => {
     expect(s.seen.length).toBe(4);
   });
 
-  it('a Retry-After beyond any timer with --max-wait 1e13: no tight loop of retries', async () => {
+  test('a Retry-After beyond any timer with --max-wait 1e13: no tight loop of retries', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(429, { ...JSON_TYPE, 'retry-after': '99999999999' }, '{"detail":"later"}'));
     const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl, '--max-wait', '1e13']);
     expectCleanFailure(r, 5, TOKEN);
@@ -214,7 +189,7 @@ describe('numbers from the server are bounded', () => {
 describe('bodies: any depth, any size up to the cap', () => {
   const deep = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
 
-  it('10,000-deep JSON is refused with one clear sentence, in list and in api', async () => {
+  test('10,000-deep JSON is refused with one clear sentence, in list and in api', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, deep(10_000)));
     for (const args of [['apps', 'list'], ['api', '/apps']]) {
       const r = await hostctl([...args, '--base-url', s.baseUrl]);
@@ -226,13 +201,13 @@ describe('bodies: any depth, any size up to the cap', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'api', message: expect.stringMatching(/nested more than 512 levels deep/) as unknown } });
   });
 
-  it('a 16-digit number makes no difference to deep JSON (the exact parser refuses it the same way)', async () => {
+  test('a 16-digit number makes no difference to deep JSON (the exact parser refuses it the same way)', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, `${'['.repeat(10_000)}1234567890123456789${']'.repeat(10_000)}`));
     const r = await hostctl(['api', '/apps', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 1, TOKEN);
   });
 
-  it('JSON 500 levels deep is printed, exact printer included', async () => {
+  test('JSON 500 levels deep is printed, exact printer included', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, `[${deep(499)},12345678901234567890]`));
     for (const output of ['json', 'ndjson']) {
       const r = await hostctl(['api', '/apps', '-o', output, '--base-url', s.baseUrl]);
@@ -241,7 +216,7 @@ describe('bodies: any depth, any size up to the cap', () => {
     }
   });
 
-  it('a valid 12 MB body with a 16-digit number parses, the number exact', async () => {
+  test('a valid 12 MB body with a 16-digit number parses, the number exact', async ({ hostctl, hostile: server }) => {
     const big = 'x'.repeat(12 * 1024 * 1024);
     const body = `[{"publicId":"ap-big","name":"${big}","bytes":1234567890123456789}]`;
     const s = await server(answer(200, JSON_TYPE, body));
@@ -253,7 +228,7 @@ describe('bodies: any depth, any size up to the cap', () => {
     expect(list.stdout).toContain('1234567890123456789');
   });
 
-  it('api: a body said to be JSON that is not, or a compressed body, is an error with nothing printed', async () => {
+  test('api: a body said to be JSON that is not, or a compressed body, is an error with nothing printed', async ({ hostctl, hostile: server }) => {
     const bad = await server(answer(200, JSON_TYPE, '{"a": 1, '));
     const r1 = await hostctl(['api', '/apps', '--base-url', bad.baseUrl]);
     expectCleanFailure(r1, 1, TOKEN);
@@ -266,7 +241,7 @@ describe('bodies: any depth, any size up to the cap', () => {
 });
 
 describe('redirects and next links', () => {
-  it('a cross-origin redirect drops the user\'s -H headers but harmless ones', async () => {
+  test('a cross-origin redirect drops the user\'s -H headers but harmless ones', async ({ hostctl, hostile: server }) => {
     const other = await server(behaviours.ok);
     const s = await server(answer(307, { location: `${other.baseUrl}/apps`, 'content-length': '0' }, ''));
     const r = await hostctl(['api', '/apps', '-H', 'Cookie: session=abc', '-H', 'X-Secret: s3cr3t', '-H', 'Accept-Language: de', '--base-url', s.baseUrl]);
@@ -279,7 +254,7 @@ describe('redirects and next links', () => {
     expect(there?.['accept-language']).toBe('de');
   });
 
-  it('a cross-origin 307 of a request with a body is not followed; a 302 turns it into a GET without it', async () => {
+  test('a cross-origin 307 of a request with a body is not followed; a 302 turns it into a GET without it', async ({ hostctl, hostile: server }) => {
     const other = await server(behaviours.ok);
     const s307 = await server(answer(307, { location: `${other.baseUrl}/apps`, 'content-length': '0' }, ''));
     const r = await hostctl(['api', '-X', 'POST', '/apps', '-f', 'name=secret-plan', '--base-url', s307.baseUrl]);
@@ -291,7 +266,7 @@ describe('redirects and next links', () => {
     expect(other.seen.map((x) => x.method)).toEqual(['GET']);
   });
 
-  it('a next link to another origin is ignored where one page is shown, and fails only a walk', async () => {
+  test('a next link to another origin is ignored where one page is shown, and fails only a walk', async ({ hostctl, hostile: server }) => {
     const s = await server(
       answer(200, { ...JSON_TYPE, link: '<https://elsewhere.invalid/v1/apps?page=2>; rel="next"' }, '[{"publicId":"ap-1","name":"a"},{"publicId":"ap-2","name":"b"}]'),
     );
@@ -307,7 +282,7 @@ describe('redirects and next links', () => {
 });
 
 describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
-  it('-H values with control characters, forbidden headers, a line break', async () => {
+  test('-H values with control characters, forbidden headers, a line break', async ({ hostctl, hostile: server }) => {
     const s = await server(behaviours.ok);
     for (const h of ['X-A: a\u0001b', 'X-A: a\u007fb', 'X-A: 😀', 'Expect: 100-continue', 'Upgrade: websocket', 'Keep-Alive: timeout=5', 'TE: trailers', 'X-A: one\r\nX-B: two']) {
       const r = await hostctl(['api', '/apps', '-H', h, '--base-url', s.baseUrl]);
@@ -316,7 +291,7 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(s.connections()).toBe(0);
   });
 
-  it('a base URL without /v1, or not http(s), from any origin', async () => {
+  test('a base URL without /v1, or not http(s), from any origin', async ({ hostctl, hostile: server }) => {
     const s = await server(behaviours.ok);
     for (const url of [s.origin, `${s.origin}/api`, 'javascript:alert(1)', 'file:///etc/passwd']) {
       const r = await hostctl(['apps', 'list', '--base-url', url]);
@@ -329,7 +304,7 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(s.connections()).toBe(0);
   });
 
-  it('an empty, path-like or unknown profile name', async () => {
+  test('an empty, path-like or unknown profile name', async ({ hostctl, hostile: server, config: { path: config } }) => {
     const s = await server(behaviours.ok);
     writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { prod: { baseUrl: s.baseUrl }, staging: { baseUrl: s.baseUrl } } }));
     for (const name of ['', 'a/../x', '../../etc']) {
@@ -352,7 +327,7 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(known.code, known.stderr).toBe(0);
   });
 
-  it('--json with a different -o', async () => {
+  test('--json with a different -o', async ({ hostctl, hostile: server }) => {
     const s = await server(behaviours.ok);
     const r = await hostctl(['apps', 'list', '--json', '-o', 'tsv', '--base-url', s.baseUrl]);
     // Under --json the error is one JSON line (issue 27); without it, a clean sentence.
@@ -364,13 +339,13 @@ describe('local mistakes are usage errors (exit 2), sent nowhere', () => {
     expect(same.code, same.stderr).toBe(0);
   });
 
-  it('a global option that means nothing to the sandbox, before it: a clean usage error', async () => {
+  test('a global option that means nothing to the sandbox, before it: a clean usage error', async ({ hostctl }) => {
     const r = await hostctl(['--profile', 'x', 'sandbox']);
     expectCleanFailure(r, 2, TOKEN);
     expect(r.stderr).toContain('--profile does not apply to the sandbox');
   });
 
-  it('auth login and auth status --check need the API\'s JSON: a web page is refused, nothing stored', async () => {
+  test('auth login and auth status --check need the API\'s JSON: a web page is refused, nothing stored', async ({ hostctl, hostile: server, config: { path: config }, home: { path: home } }) => {
     const s = await server(answer(200, { 'content-type': 'text/html' }, '<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>'));
     const login = await runCli(['auth', 'login', '--with-token', '--insecure-storage', '--base-url', s.baseUrl], {
       env: { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config },
@@ -390,7 +365,7 @@ describe('terminal safety, completed', () => {
   const NAMES = ['ap-\u200b1', 'a\u202eb\u2066c\u2069\ufeffd\u2028e\u2029f\u200dg', '\u001b]8;;https://evil.invalid/\u001b\\link\u001b]8;;\u001b\\', 'dcs\u001bPq#0\u001b\\done'];
   const rows = NAMES.map((name, i) => ({ publicId: `ap-${i}`, name }));
 
-  it('zero-width, bidi and format characters are stripped from table and tsv; no stray backslash after OSC/DCS', async () => {
+  test('zero-width, bidi and format characters are stripped from table and tsv; no stray backslash after OSC/DCS', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, JSON.stringify(rows)));
     for (const output of ['tsv', 'table']) {
       const r = await hostctl(['apps', 'list', '-o', output, '--base-url', s.baseUrl]);
@@ -405,7 +380,7 @@ describe('terminal safety, completed', () => {
     }
   });
 
-  it('JSON keeps the exact strings', async () => {
+  test('JSON keeps the exact strings', async ({ hostctl, hostile: server }) => {
     const s = await server(answer(200, JSON_TYPE, JSON.stringify(rows)));
     const r = await hostctl(['apps', 'list', '--json', '--base-url', s.baseUrl]);
     expect(r.code, r.stderr).toBe(0);
@@ -414,7 +389,7 @@ describe('terminal safety, completed', () => {
 });
 
 describe('clear messages instead of "unexpected error"', () => {
-  it('a file in the way of the config dir', async () => {
+  test('a file in the way of the config dir', async ({ hostctl, home: { path: home } }) => {
     const file = join(home, 'not-a-dir');
     writeFileSync(file, '');
     const inTheWay = await hostctl(['config', 'set', 'defaultProfile', 'staging'], { HOSTCTL_CONFIG_DIR: file });
@@ -430,7 +405,7 @@ describe('clear messages instead of "unexpected error"', () => {
     expect(login.stderr).toMatch(/^hostctl: Cannot read the config file .*\/not-a-dir\/sub\/config\.json \(a file is in the way where a directory should be, ENOTDIR\)\.\nCheck the file, or point HOSTCTL_CONFIG_DIR at a directory of yours\.\n$/);
   });
 
-  it('no proxy hint when NO_PROXY sent the request past the proxy', async () => {
+  test('no proxy hint when NO_PROXY sent the request past the proxy', async ({ hostctl, hostile: server }) => {
     const proxy = await server(behaviours.ok);
     const r = await hostctl(['apps', 'list', '--base-url', 'https://api.example.invalid/v1'], {
       HTTPS_PROXY: proxy.origin,
@@ -441,7 +416,7 @@ describe('clear messages instead of "unexpected error"', () => {
     expect(proxy.seen).toEqual([]);
   });
 
-  it('auth logout with no keychain reachable gives logout advice, not the ways to store a token', async () => {
+  test('auth logout with no keychain reachable gives logout advice, not the ways to store a token', async ({ hostctl }) => {
     expect((await hostctl(['config', 'set', 'profiles.kc.storage', 'keychain'])).code).toBe(0);
     const r = await hostctl(['--profile', 'kc', 'auth', 'logout'], { DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus', HOSTCTL_TOKEN: undefined });
     expectCleanFailure(r, 4, TOKEN);

@@ -1,14 +1,11 @@
-// What --jq prints (src/output/printers/jq.ts) and what oneLine and sanitize leave of a text
-// (src/output/sanitize.ts): jq's whole output, raw on a pipe and cleaned line by line and
-// cell by cell on a terminal; jq's input the array of the objects, or the one object asked
-// for; jq stopped once stdout has gone; oneLine's one line of at most `max` characters.
-// Survivors of the mutation run of src/output.
+// What --jq prints (src/output/printers/jq.ts): jq's whole output, raw on a pipe and
+// cleaned line by line and cell by cell on a terminal; jq's input the array of the objects,
+// or the one object asked for; jq stopped once stdout has gone.
 
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { IO } from '../../src/io.js';
 import { createPrinter } from '../../src/output/format.js';
-import { oneLine, sanitize } from '../../src/output/sanitize.js';
 import { fakeIO } from './output-support.js';
 
 async function runJq(
@@ -92,43 +89,5 @@ describe('--jq printer', () => {
     await printer.end('list');
     expect(chunks.length).toBe(1);
     expect(chunks[0]).toMatch(/^(1\n)+$/);
-  });
-});
-
-describe('oneLine', () => {
-  it('makes breaks and runs of space one space, and trims the ends', () => {
-    expect(oneLine('  first\r\n\n\tsecond \v\f third   fourth  ')).toBe('first second third fourth');
-  });
-
-  it('keeps a capital V (only the vertical tab is a break)', () => {
-    expect(oneLine('Vim VV')).toBe('Vim VV');
-  });
-
-  it('keeps a text exactly max long, and cuts a longer one to max with an ellipsis', () => {
-    expect(oneLine('abcde', 5)).toBe('abcde');
-    expect(oneLine('abcdef', 5)).toBe('abcd…');
-  });
-});
-
-describe('sanitize', () => {
-  it('removes a stray zero-width joiner before an emoji, and keeps one inside an emoji sequence', () => {
-    expect(sanitize('a\u200d💻')).toBe('a💻');
-    expect(sanitize('👍🏽\u200d')).toBe('👍🏽');
-    expect(sanitize('👩‍💻')).toBe('👩‍💻');
-  });
-
-  it('removes an unfinished CSI whole, and an ESC sequence with its final byte', () => {
-    expect(sanitize('a\u001b[31')).toBe('a');
-    expect(sanitize('a\u009b1;2')).toBe('a');
-    expect(sanitize('a\u001b(Bb')).toBe('ab');
-    expect(sanitize('a\u001b(')).toBe('a');
-    expect(sanitize('a\u001b7b')).toBe('ab');
-    expect(sanitize('a\u001b$(Bb')).toBe('ab');
-  });
-
-  it('removes a terminated OSC, DCS, SOS, PM and APC string with its text', () => {
-    for (const open of ['\u001b]', '\u001bP', '\u001bX', '\u001b^', '\u001b_', '\u0090', '\u0098', '\u009d', '\u009e', '\u009f']) {
-      for (const close of ['\u0007', '\u001b\\', '\u009c']) expect(sanitize(`a${open}hidden text${close}b`)).toBe('ab');
-    }
   });
 });
