@@ -25,7 +25,7 @@ export function linkCommand() {
 export function unlinkCommand(): HostctlCommand {
   return command('unlink')
     .description(`Remove the nearest ${LINK_FILE} at or above this directory`)
-    .examples(['hostctl unlink'])
+    .examples(['hostctl unlink', 'cd services/api && hostctl unlink'])
     .action(withContext(async (ctx) => unlinkRun(ctx)));
 }
 

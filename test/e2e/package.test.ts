@@ -70,7 +70,7 @@ afterAll(() => scratch?.cleanup());
 
 describe('the packed tarball', () => {
   it('holds the built program, the completions, the man pages and the guides the help points to, and nothing else', () => {
-    const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/[^/]+|dist\/[^/]+\.cjs(\.cache)?|dist\/chunks\/[^/]+\.(cjs|wasm)|completions\/[^/]+|man\/.+|docs\/(authentication|commands|economy|fleet|install|mcp|sandbox)\.md)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE(\.\w+)?|bin\/[^/]+|dist\/[^/]+\.cjs(\.cache)?|dist\/chunks\/[^/]+\.(cjs|wasm)|completions\/[^/]+|man\/.+|docs\/(authentication|commands|economy|fleet|install|mcp|sandbox|status)\.md)$/;
     expect(tarballFiles.filter((f) => !allowed.test(f))).toEqual([]);
     expect(tarballFiles).toEqual(expect.arrayContaining(['bin/hostctl.js', 'dist/hostctl.cjs', 'dist/hostctl.cjs.cache', 'dist/complete.cjs', 'dist/complete.cjs.cache']));
     expect(tarballFiles.filter((f) => /\.(map|ts)$/.test(f) || f.startsWith('dist/hostctl-'))).toEqual([]);

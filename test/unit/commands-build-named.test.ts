@@ -10,7 +10,7 @@ describe('buildProgram(rt, words)', () => {
   it('builds the command the words name, by name or alias, and no other', () => {
     expect(names(['apps', 'list', '--json'])).toEqual(['apps']);
     expect(names(['envs', 'get', 'en-1'])).toEqual(['environments']);
-    expect(names(['--profile', 'staging', 'auth', 'status'])).toEqual(['auth']);
+    expect(names(['--profile', 'staging', 'auth', 'logout'])).toEqual(['auth']);
   });
 
   it('builds every command for the top-level help, a typo, help, or words after --', () => {
@@ -22,7 +22,8 @@ describe('buildProgram(rt, words)', () => {
     expect(names(['--', 'apps'])).toEqual(all);
   });
 
-  it('a flag value that is also a command name builds that branch too, which changes nothing', () => {
-    expect(names(['--profile', 'apps', 'auth', 'status'])).toEqual(['auth', 'apps']);
+  it('a flag value or a subcommand that is also a command name builds that branch too, which changes nothing', () => {
+    expect(names(['--profile', 'apps', 'auth', 'logout'])).toEqual(['auth', 'apps']);
+    expect(names(['auth', 'status'])).toEqual(['auth', 'status']);
   });
 });
