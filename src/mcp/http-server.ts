@@ -38,7 +38,7 @@ export interface HttpServing {
   close(): Promise<void>;
 }
 
-export const PATH = '/mcp';
+const PATH = '/mcp';
 /** Sessions kept at once; a new one past this takes the place of the one idle longest. */
 const MAX_SESSIONS = 64;
 /** Largest request body; a tool call's arguments are a few hundred bytes. */

@@ -21,7 +21,7 @@ class Stopped extends HostctlError {
 }
 
 /** The tools --tools names, in TOOLS' order; all of them without it. */
-export function offeredTools(names: string | undefined): readonly ToolSpec[] {
+function offeredTools(names: string | undefined): readonly ToolSpec[] {
   if (names === undefined) return TOOLS;
   const asked = names.split(',').map((n) => n.trim()).filter((n) => n !== '');
   const known = TOOLS.map((t) => t.name);
