@@ -4,7 +4,7 @@
 
 import { Option } from '@commander-js/extra-typings';
 import { completes } from '../help/hints.js';
-import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
+import { command, withContext, type CommandUnknownOpts } from './define.js';
 
 export function mcpCommand(): CommandUnknownOpts {
   return mcpDefinition().action(withContext(async (ctx, _args, opts) => (await import('../mcp/run.js')).mcpRun(ctx, opts)));
@@ -27,5 +27,3 @@ function mcpDefinition() {
     .addOption(completes(new Option('--tls-key <file>', "with --http: the certificate's private key (PEM)"), 'files'))
     .option('--tools <names>', 'offer only these tools, comma-separated (default: all)');
 }
-
-export type McpOptions = OptionsOf<typeof mcpDefinition>;

@@ -6,9 +6,17 @@ import { readFile } from 'node:fs/promises';
 import { VERSION, type Context } from '../context.js';
 import { ExitCode, HostctlError, UsageError } from '../errors.js';
 import { parseJson, stringifyJson } from '../output/json.js';
-import type { McpOptions } from '../commands/mcp.js';
 import { TOOLS, Tools, type CallContext, type ToolSpec } from './tools.js';
 import type { ServerOptions } from './stdio-server.js';
+
+/** `hostctl mcp`'s own flags (src/commands/mcp.ts). */
+export interface McpOptions {
+  http?: true;
+  listen?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tools?: string;
+}
 
 /** The run ended by a signal, the server closed: nothing to report, the signal's exit code. */
 class Stopped extends HostctlError {
