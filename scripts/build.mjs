@@ -115,7 +115,7 @@ const SEPARATE = {
   // `hostctl mcp`: the MCP SDK, which no other command loads.
   './stdio-server.js': ['mcp', './src/mcp/stdio-server.ts'],
   // `hostctl mcp --http`: the SDK's HTTP transport (and its copy of the server) on top.
-  './http-server.js': ['mcp-http', './src/mcp/http-server.ts'],
+  './http-server.js': ['mcphttp', './src/mcp/http-server.ts'],
 };
 
 async function buildSeparate() {
