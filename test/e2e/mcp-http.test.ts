@@ -232,6 +232,17 @@ describe('hostctl mcp --http under load and abuse', () => {
     expect((await client.callTool({ name: 'rate_limit', arguments: {} })).isError ?? false).toBe(false);
   });
 
+  test('sessions are bounded: past the cap a new one takes the place of the one idle longest, and the rest go on', async ({ mcpHttp }) => {
+    const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
+    const auth = { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` };
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(String((await raw(http.url, { headers: auth, body: INITIALIZE })).headers['mcp-session-id']));
+    const ping = async (id: string) => (await raw(http.url, { headers: { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status;
+    expect(await ping(ids[0]!)).toBe(404);
+    expect(await ping(ids[99]!)).toBe(200);
+    expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
+  });
+
   test('a body past the limit is answered 413 without being read whole', async ({ mcpHttp }) => {
     const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
     const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2 * 1024 * 1024) } });
