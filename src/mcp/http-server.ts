@@ -243,12 +243,13 @@ export async function serveHttp(o: HttpServeOptions): Promise<HttpServing> {
   };
   let server: HttpServer;
   try {
-    server = o.tls === undefined ? createHttpServer(listener) : createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, listener);
+    // Timeouts are checked this often (Node's default, 30 s, would let a slow client hold
+    // its connection three times HEADERS_TIMEOUT_MS).
+    const limits = { connectionsCheckingInterval: 1000, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS };
+    server = o.tls === undefined ? createHttpServer(limits, listener) : createHttpsServer({ ...limits, cert: o.tls.cert, key: o.tls.key }, listener);
   } catch {
     throw o.usage('The --tls-key does not go with the --tls-cert, or is not a PEM private key.', 'Give the certificate and its own private key, both in PEM form.');
   }
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.maxConnections = MAX_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {

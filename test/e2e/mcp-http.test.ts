@@ -4,6 +4,7 @@
 // server. The same tool calls over stdio and HTTP give the same results.
 
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { describe, expect } from 'vitest';
@@ -240,6 +241,19 @@ describe('hostctl mcp --http under load and abuse', () => {
     const ping = async (id: string) => (await raw(http.url, { headers: { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status;
     expect(await ping(ids[0]!)).toBe(404);
     expect(await ping(ids[99]!)).toBe(200);
+    expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  test('a client that never finishes its headers loses its connection, and the clients go on', { timeout: 60_000 }, async ({ mcpHttp }) => {
+    const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
+    const { port } = new URL(http.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    // One header line now and then, never the blank line that ends them.
+    const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 500);
+    await new Promise((resolve) => socket.on('close', resolve));
+    clearInterval(drip);
     expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
   });
 
