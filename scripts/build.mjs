@@ -114,6 +114,8 @@ const SEPARATE = {
   './redis.js': ['redis', './src/http/redis.ts'],
   // `hostctl mcp`: the MCP SDK, which no other command loads.
   './stdio-server.js': ['mcp', './src/mcp/stdio-server.ts'],
+  // `hostctl mcp --http`: the SDK's HTTP transport (and its copy of the server) on top.
+  './http-server.js': ['mcphttp', './src/mcp/http-server.ts'],
 };
 
 async function buildSeparate() {

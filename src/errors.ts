@@ -12,6 +12,8 @@ export const ExitCode = {
   /** `wait`: the deadline passed before the condition held. */
   Deadline: 7,
   Interrupted: 130,
+  /** A server (`mcp --http`) stopped by SIGTERM. */
+  Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -125,6 +127,7 @@ export const ERROR_CODES = {
   [ExitCode.Network]: 'network',
   [ExitCode.Deadline]: 'deadline',
   [ExitCode.Interrupted]: 'interrupted',
+  [ExitCode.Terminated]: 'terminated',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 

@@ -207,6 +207,14 @@ whose wait would pass --max-wait (each call has its own) returns a rate_limited
 error with the seconds to wait; a call the client cancels sends nothing more.
 Errors are tool results with isError and the code of hostctl help exit-codes.
 
+With --http it serves the same tools over Streamable HTTP at /mcp (--listen,
+default 127.0.0.1 on a free port) for agents that cannot start it: it prints
+HOSTCTL_MCP_URL and HOSTCTL_MCP_KEY (HOSTCTL_MCP_KEY if set, else a new random
+key); clients send "Authorization: Bearer <key>", never the platform token. Host
+and Origin must be loopback names; off loopback it needs --tls-cert and
+--tls-key. SIGINT or SIGTERM stops it (130, 143). --tools NAME,... offers only
+those tools, on either transport.
+
   $ echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | hostctl mcp
   $ hostctl --max-wait 30 mcp < /dev/null
 

@@ -15,21 +15,32 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, JSONRPCMessageSchema, ListToolsRequestSchema, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext, ToolOutcome, ToolSpec } from './tools.js';
 
-export interface ServeOptions {
+/** What one MCP server needs, whatever its transport (this file's stdio, http-server.ts). */
+export interface ServerOptions {
   name: string;
   version: string;
+  /** The tools offered (--tools may name fewer than TOOLS). */
   tools: readonly ToolSpec[];
   call(name: string, args: unknown, call: CallContext): Promise<ToolOutcome>;
-  stdin: NodeJS.ReadableStream;
-  /** The scrubbing sink's stdout. */
-  write(text: string): void;
   /** JSON text with numbers exact. */
   stringify(value: unknown): string;
-  /** JSON.parse, but a number no double holds exactly comes back as a value that stringify writes as it was sent. */
-  parse(text: string): unknown;
   /** A line on stderr (the sink's). */
   log(text: string): void;
 }
+
+export interface ServeOptions extends ServerOptions {
+  stdin: NodeJS.ReadableStream;
+  /** The scrubbing sink's stdout. */
+  write(text: string): void;
+  /** JSON.parse, but a number no double holds exactly comes back as a value that stringify writes as it was sent. */
+  parse(text: string): unknown;
+}
+
+/**
+ * Where a transport puts an abort signal of its own for a call (the HTTP request that
+ * carried it, whose client may go away): the SDK hands a request's authInfo to its handler.
+ */
+export const GONE = 'hostctlGone';
 
 /** Longest line read; a longer one is answered with an error and dropped, not buffered without end. */
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -195,8 +206,8 @@ class LineTransport implements Transport {
   }
 }
 
-/** Serves until stdin ends. */
-export async function serve(o: ServeOptions): Promise<void> {
+/** One MCP server with the tools; a transport connects it. */
+export function mcpServer(o: ServerOptions): Server {
   const server = new Server({ name: o.name, version: o.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: o.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as { type: 'object' }, outputSchema: t.outputSchema as { type: 'object' }, annotations: { readOnlyHint: true, openWorldHint: true } })),
@@ -210,13 +221,21 @@ export async function serve(o: ServeOptions): Promise<void> {
         ? undefined
         : (done: number, total: number | undefined, message: string) =>
             void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, ...(total === undefined ? {} : { total }), message } }).catch(() => undefined);
-    const outcome = await o.call(name, args, { signal: extra.signal, progress });
+    const gone: unknown = extra.authInfo?.extra?.[GONE];
+    const signal = gone instanceof AbortSignal ? AbortSignal.any([extra.signal, gone]) : extra.signal;
+    const outcome = await o.call(name, args, { signal, progress });
     if (outcome.ok) return { content: [{ type: 'text', text: o.stringify(outcome.data) }], structuredContent: outcome.data };
     const error = outcome.error;
     // The message, then the next step, as an agent reads it; the whole error as JSON after.
     return { isError: true, content: [{ type: 'text', text: o.stringify({ error }) }] };
   });
   server.onerror = (err) => o.log(`hostctl: mcp: ${err.message}`);
+  return server;
+}
+
+/** Serves until stdin ends. */
+export async function serve(o: ServeOptions): Promise<void> {
+  const server = mcpServer(o);
   const transport = new LineTransport(o);
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve;
