@@ -3,7 +3,7 @@
 // and lockout guard (src/mcp/).
 
 import { Option } from '@commander-js/extra-typings';
-import { completes } from '../help/hints.js';
+import { completes } from './hints.js';
 import { command, withContext, type CommandUnknownOpts } from './define.js';
 
 export function mcpCommand(): CommandUnknownOpts {

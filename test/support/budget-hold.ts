@@ -124,7 +124,7 @@ export function startAllQueued(n: number, hold: BudgetHold, start: () => Queued)
 }
 
 /** Starts hostctl with `args`, without a terminal, for a process that is to queue for a slot. */
-export function startQueued(args: string[], env: Record<string, string | undefined>): Queued {
+function startQueued(args: string[], env: Record<string, string | undefined>): Queued {
   const child = spawn(process.execPath, [BIN, ...args], { env: baseEnv(isolated(env)), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -7,7 +7,7 @@ import { runCli, type RunResult } from './cli.js';
 import { e2eTest, type LayerOptions } from './fixtures.js';
 
 /** The environment of a machine of its own under `dir` (a new empty directory), with `env`. */
-export function machineEnv(dir: string, env: Record<string, string>): Record<string, string> {
+function machineEnv(dir: string, env: Record<string, string>): Record<string, string> {
   return { ...env, HOSTCTL_CONFIG_DIR: `${dir}/config`, HOME: `${dir}/home`, XDG_CONFIG_HOME: `${dir}/xdg-config`, XDG_CACHE_HOME: `${dir}/xdg-cache`, XDG_STATE_HOME: `${dir}/xdg-state` };
 }
 
