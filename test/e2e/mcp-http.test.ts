@@ -55,6 +55,7 @@ function everyTool(app: string, status: string): [string, Record<string, unknown
     ['list_objects', { resource: 'apps', limit: 2 }],
     ['get_objects', { resource: 'apps', ids: [app], fields: ['publicId', 'status'] }],
     ['wait_for', { resource: 'apps', ids: [app], for: [`status=${status}`], deadline: '30s' }],
+    ['app_status', { app }],
     ['list_operations', {}],
     ['call_operation', { path: '/apps' }],
     ['rate_limit', {}],
