@@ -380,17 +380,8 @@ export class Tools {
     const http = (await this.ctx.http()).forCall(call.signal);
     const { pollInterval } = await import('../http/budget.js');
     const { clock } = this.ctx;
-    // A sleep the client's cancellation cuts short; the loop then stops before sending.
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        if (call.signal.aborted) return resolve();
-        const done = () => {
-          call.signal.removeEventListener('abort', done);
-          resolve();
-        };
-        call.signal.addEventListener('abort', done);
-        void clock.sleep(ms).then(done);
-      });
+    // A sleep the client's cancellation cuts short, its timer with it; the loop then stops before sending.
+    const sleep = (ms: number) => clock.sleep(ms, call.signal).catch(() => undefined);
     const shape = await this.shaper(undefined);
     try {
       const result = await pollUntil(ids, conditions, { deadlineMs, intervalMs: DEFAULT_INTERVAL_MS, resource: resource.name }, {
