@@ -69,8 +69,17 @@ function loadBundle(name, dir, { as = dir, from = FILES, require: bundleRequire 
  */
 const PROGRAM_FLAGS = '--liftoff-only --no-wasm-lazy-compilation --wasm-num-compilation-tasks=1';
 
+/**
+ * Node's own modules that a request loads: HTTP (undici builds on node:http and node:net),
+ * node:os (the config's paths) and node:vm (loadBundle). Node ships them compiled in a code cache of its own, which V8 accepts only
+ * while its flags are the ones Node was built with: loaded after PROGRAM_FLAGS, each would
+ * be compiled from source on every run (measured: `apps list` about 17 ms slower).
+ */
+const PROGRAM_BUILTINS = ['node:http', 'node:os', 'node:vm'];
+
 /** dist/hostctl.cjs: the program. */
 function loadProgram(dir = DIST, options = {}) {
+  for (const id of PROGRAM_BUILTINS) require(id);
   require('node:v8').setFlagsFromString(PROGRAM_FLAGS);
   return loadBundle('hostctl.cjs', dir, options);
 }
