@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcp } from '../support/mcp.js';
 import { Ajv } from 'ajv';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
@@ -42,22 +42,11 @@ async function connect(env: Record<string, string>, args: string[] = []): Promis
   const dir = tmpDir('hostctl-mcp-out-');
   const out = join(dir.path, 'stdout');
   writeFileSync(out, '');
-  const quoted = [process.execPath, BIN, ...args, 'mcp'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const transport = new StdioClientTransport({
-    command: 'sh',
-    args: ['-c', `${quoted} | tee -a '${out}'`],
-    env: baseEnv(env) as Record<string, string>,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  const client = new Client({ name: 'hostctl-test', version: '1' });
-  await client.connect(transport);
+  const { client, stderr } = await connectMcp(env, args, [], { teeTo: out });
   let ended: Promise<string> | undefined;
   const session: Session = {
     client,
-    stderr: () => stderr,
+    stderr,
     // After the client closed, tee has written its file whole (it may pass a line on before writing it).
     end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr)),
   };

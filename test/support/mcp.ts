@@ -17,11 +17,18 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Starts `hostctl [args] mcp` with `env` (isolated() as every run) and connects the SDK's client to it. */
-export async function connectMcp(env: Record<string, string | undefined>, args: string[] = [], mcpArgs: string[] = []): Promise<McpSession> {
+/**
+ * Starts `hostctl [args] mcp` with `env` (isolated() as every run) and connects the SDK's
+ * client to it. With `teeTo`, the server's stdout also goes to that file on its way, so
+ * that a test sees every byte it wrote, not only what the SDK parsed.
+ */
+export async function connectMcp(env: Record<string, string | undefined>, args: string[] = [], mcpArgs: string[] = [], o: { teeTo?: string } = {}): Promise<McpSession> {
+  const argv = [process.execPath, BIN, ...args, 'mcp', ...mcpArgs];
+  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const [command, ...rest] = o.teeTo === undefined ? argv : ['sh', '-c', `${argv.map(quote).join(' ')} | tee -a ${quote(o.teeTo)}`];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, ...args, 'mcp', ...mcpArgs],
+    command: command!,
+    args: rest,
     env: baseEnv(isolated(env)) as Record<string, string>,
     cwd: ROOT,
     stderr: 'pipe',
