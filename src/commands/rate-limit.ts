@@ -3,7 +3,7 @@
 
 import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
-import type { RateState } from '../http/ratelimit.js';
+import { rateReport, type RateReport } from '../core/rate.js';
 import { ApiError, AuthError } from '../errors.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
@@ -21,29 +21,6 @@ function rateLimitDefinition() {
 }
 
 export type RateLimitOptions = OptionsOf<typeof rateLimitDefinition>;
-
-/** What `--json` prints; null where the API has not said. */
-export interface RateReport {
-  limit: number | null;
-  remaining: number | null;
-  /** ISO time when the window resets. */
-  resetAt: string | null;
-  /** Seconds from now until then; 0 once it has passed. */
-  resetInSeconds: number | null;
-  /** ISO time of the response this was read from. */
-  seenAt: string | null;
-}
-
-export function rateReport(rate: RateState | undefined, now: number): RateReport {
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    limit: rate?.limit ?? null,
-    remaining: rate?.remaining ?? null,
-    resetAt: iso(rate?.resetAt),
-    resetInSeconds: rate?.resetAt === undefined ? null : Math.max(0, Math.ceil((rate.resetAt - now) / 1000)),
-    seenAt: iso(rate?.seenAt),
-  };
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
