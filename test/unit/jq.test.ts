@@ -66,8 +66,9 @@ describe('startJq', () => {
   });
 
   it('reports a syntax error as a usage error before any input, and a run-time error with jq\'s message', async () => {
-    await expect(startJq('.[')).rejects.toThrow(UsageError);
-    await expect(startJq('.[')).rejects.toThrow(/^--jq: syntax error, unexpected end of file/);
+    const refused = startJq('.[');
+    await expect(refused).rejects.toThrow(UsageError);
+    await expect(refused).rejects.toThrow(/^--jq: syntax error, unexpected end of file/);
     const run = await startJq('.[] | error("boom")');
     run.add(['1']);
     await expect(run.finish(false, async () => true)).rejects.toThrow(/^--jq: boom$/);
