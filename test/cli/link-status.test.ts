@@ -11,6 +11,7 @@ import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
 import { VirtualClock } from '../support/inproc.js';
+import { smallWorld } from '../support/small-world.js';
 import { InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/runtime.js';
 
@@ -55,10 +56,24 @@ function world(kind: Kind, app: string, envCount: number) {
   return { envs, deployments, domains, plant, expected };
 }
 
+/**
+ * The sandbox's world besides what a test plants: three other apps, with more environments
+ * and deployments than a page holds, so that each walk still spans pages (the seed's
+ * thousand deployments would only make each walk longer).
+ */
+function others(): Record<string, Record<string, unknown>[]> {
+  const apps = [1, 2, 3].map((a) => ({ publicId: `ap-othershop${a}`, name: `other-shop-${a}`, status: 'running' }));
+  const environments = apps.flatMap((app, a) => [1, 2, 3, 4].map((e) => ({ publicId: `en-othershop${a}${e}`, name: `stage${e}`, app: app.publicId, status: 'running' })));
+  const deployments = environments.map((e) => ({ publicId: `dp-othershop${e.publicId.slice(-2)}`, environment: e.publicId, app: e.app, status: 'succeeded', createdAt: '2025-02-01T10:00:00Z' }));
+  const domains = environments.slice(0, 2).map((e) => ({ publicId: `do-othershop${e.publicId.slice(-2)}`, hostname: `other${e.publicId.slice(-2)}.example.invalid`, environment: e.publicId, app: e.app, status: 'active' }));
+  return { apps, environments, deployments, domains };
+}
+
 const test = cliTest()
   .extend('runOptions', () => ({ timeoutMs: 60_000 }))
-  .extend('server', ({ sandboxes, alt }) => async (kind: Kind): Promise<PlatformServer> => {
-    if (kind === 'sandbox') return platformOf(await sandboxes(['--rate-limit', '100000', '--page-size', String(PAGE)]));
+  .extend('smallSandbox', ({ sandboxes, newDir }) => (flags: string[]) => sandboxes([...flags, ...smallWorld(newDir('hostctl-sandbox-'), others())]))
+  .extend('server', ({ smallSandbox, alt }) => async (kind: Kind): Promise<PlatformServer> => {
+    if (kind === 'sandbox') return platformOf(await smallSandbox(['--rate-limit', '100000', '--page-size', String(PAGE)]));
     return alt({ limit: 100000, pageSize: PAGE, nestReferences: true });
   })
   .extend('repo', ({ home }) => {
@@ -277,8 +292,8 @@ describe('status over time and under the budget', () => {
     expect(screen.stdout).toContain('no way to tell which deployment is latest');
   });
 
-  test('--watch prints the status again when a newer deployment appears, and not while nothing changes', async ({ hostctl, sandboxes }) => {
-    const sb = await sandboxes(['--rate-limit', '100000']);
+  test('--watch prints the status again when a newer deployment appears, and not while nothing changes', async ({ hostctl, smallSandbox }) => {
+    const sb = await smallSandbox(['--rate-limit', '100000']);
     const s = platformOf(sb);
     const w = world('sandbox', 'ap-lnkwatch01', 1);
     await w.plant(s);
