@@ -15,9 +15,10 @@ import { smallWorld } from '../support/small-world.js';
 import { InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/runtime.js';
 
-const PAGE = 10;
-
 type Kind = 'sandbox' | 'alt';
+
+/** Each server's page: walks of several pages over either world (the alt server's 120 environments and deployments, the sandbox's small one). */
+const PAGE: Record<Kind, number> = { sandbox: 10, alt: 25 };
 
 /** One app's world, written in each server's own words: the sandbox's flat `app`/`environment`/`status`/`createdAt`, the alt server's `appId`/`environmentId` (sent nested), `state`, `startedAt`, `fqdn`. */
 function world(kind: Kind, app: string, envCount: number) {
@@ -73,8 +74,8 @@ const test = cliTest()
   .extend('runOptions', () => ({ timeoutMs: 60_000 }))
   .extend('smallSandbox', ({ sandboxes, newDir }) => (flags: string[]) => sandboxes([...flags, ...smallWorld(newDir('hostctl-sandbox-'), others())]))
   .extend('server', ({ smallSandbox, alt }) => async (kind: Kind): Promise<PlatformServer> => {
-    if (kind === 'sandbox') return platformOf(await smallSandbox(['--rate-limit', '100000', '--page-size', String(PAGE)]));
-    return alt({ limit: 100000, pageSize: PAGE, nestReferences: true });
+    if (kind === 'sandbox') return platformOf(await smallSandbox(['--rate-limit', '100000', '--page-size', String(PAGE.sandbox)]));
+    return alt({ limit: 100000, pageSize: PAGE.alt, nestReferences: true });
   })
   .extend('repo', ({ home }) => {
     // A fresh git repository, with a directory below its top.
@@ -85,7 +86,6 @@ const test = cliTest()
   });
 
 const on = (s: PlatformServer) => ({ HOSTCTL_BASE_URL: s.baseUrl, HOSTCTL_TOKEN: s.token });
-const pages = (n: number) => Math.ceil(n / PAGE);
 
 describe.each(['sandbox', 'alt'] as const)('a linked directory on the %s', (kind) => {
   test('link, then status and status --json show the environments, their latest deployments and the domains', async ({ hostctl, server, repo }) => {
@@ -142,7 +142,7 @@ describe.each(['sandbox', 'alt'] as const)('a linked directory on the %s', (kind
     const w = world(kind, app, count);
     await w.plant(s);
     const [envs, deps, doms] = await Promise.all([s.all('environments'), s.all('deployments'), s.all('domains')]);
-    const walk = (n: number) => pages(n) + 1;
+    const walk = (n: number) => Math.ceil(n / PAGE[kind]) + 1;
     const bound = 1 + walk(envs.length) + (count <= 3 ? count * walk(3) : walk(deps.length)) + walk(doms.length);
     await s.clearRequests();
     const env = { ...on(s), HOSTCTL_CONFIG_DIR: config.path };
