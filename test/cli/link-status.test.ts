@@ -1,9 +1,8 @@
 // A linked directory (issue 46): `hostctl link`, `unlink`, the lists that default to the
-// linked app, and `hostctl status`, in a fresh git repository, against the sandbox and the
+// linked app, and `hostctl status`, in a project's directory, against the sandbox and the
 // independent alt server (which names, nests and pages differently). Counts of requests,
-// never timings.
+// never timings. Each test plants an app of its own (its own IDs) into the file's sandbox.
 
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -70,18 +69,19 @@ function others(): Record<string, Record<string, unknown>[]> {
   return { apps, environments, deployments, domains };
 }
 
-const test = cliTest()
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', String(PAGE.sandbox), ...smallWorld(undefined, others())] })
   .extend('runOptions', () => ({ timeoutMs: 60_000 }))
   .extend('smallSandbox', ({ sandboxes, newDir }) => (flags: string[]) => sandboxes([...flags, ...smallWorld(newDir('hostctl-sandbox-'), others())]))
-  .extend('server', ({ smallSandbox, alt }) => async (kind: Kind): Promise<PlatformServer> => {
-    if (kind === 'sandbox') return platformOf(await smallSandbox(['--rate-limit', '100000', '--page-size', String(PAGE.sandbox)]));
+  .extend('server', ({ sandbox, alt }) => async (kind: Kind): Promise<PlatformServer> => {
+    if (kind === 'sandbox') return platformOf(sandbox);
     return alt({ limit: 100000, pageSize: PAGE.alt, nestReferences: true });
   })
   .extend('repo', ({ home }) => {
-    // A fresh git repository, with a directory below its top.
+    // A project's checkout, with a directory below its top. hostctl looks for its link
+    // file, never for `.git`: the directory only makes it look like one.
     const top = join(home.path, 'shop');
     mkdirSync(join(top, 'src', 'deep'), { recursive: true });
-    execFileSync('git', ['init', '-q', top]);
+    mkdirSync(join(top, '.git'));
     return { top, below: join(top, 'src', 'deep') };
   });
 
