@@ -5,14 +5,31 @@
 import { describe, expect } from 'vitest';
 import { cliTerminalTest, type Env } from '../support/fixtures.js';
 import type { RunResult } from '../support/inproc.js';
-import { platformOf, type PlatformServer } from '../support/servers.js';
+import { platformOf, startAlt, type PlatformServer } from '../support/servers.js';
 import { RawJson } from '../support/alt-server.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[31mred\u001b[0m\u009b2J\u202eevil\tname\nnext';
 
 const on = (server: { baseUrl: string; token: string }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token });
 
-const test = cliTerminalTest({ sandbox: ['--rate-limit', '100000', '--seed', '7'] });
+/** The app of hostile text every server of the file holds, beside its own. */
+const plantHostile = (server: PlatformServer) => server.plant('apps', [{ publicId: 'ap-hostile1', name: HOSTILE, status: 'running', bigNumber: new RawJson('12345678901234567890') }]);
+
+// The servers of the resource commands are the file's: the tests read them, and count
+// requests after clearing them.
+const test = cliTerminalTest({ sandbox: ['--rate-limit', '100000', '--seed', '7'] })
+  .extend('sandboxWorld', { scope: 'file' }, async ({ sandbox }) => {
+    const server = platformOf(sandbox);
+    await plantHostile(server);
+    return { server, apps: await server.all('apps') };
+  })
+  // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from an object pattern: `{}` is "nothing".
+  .extend('altWorld', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const server = await startAlt({ limit: 100000 });
+    onCleanup(() => server.stop());
+    await plantHostile(server);
+    return { server: server as PlatformServer, apps: await server.all('apps') };
+  });
 
 const json = (r: RunResult): unknown => {
   expect(r.stderr).toBe('');
@@ -21,14 +38,11 @@ const json = (r: RunResult): unknown => {
 };
 
 describe.each(['sandbox', 'alt'] as const)('resource commands against %s', (kind) => {
-  /** The server (the file's sandbox, or an alt server of the test's own) with an app of hostile text planted, and its apps. */
+  /** The file's sandbox or alt server (with the app of hostile text), its apps, and hostctl at it. */
   const resourceTest = test
-    .extend('server', async ({ sandbox, alt }): Promise<PlatformServer> => {
-      const server = kind === 'sandbox' ? platformOf(sandbox) : await alt({ limit: 100000 });
-      await server.plant('apps', [{ publicId: 'ap-hostile1', name: HOSTILE, status: 'running', bigNumber: new RawJson('12345678901234567890') }]);
-      return server;
-    })
-    .extend('apps', ({ server }) => server.all('apps'))
+    .extend('world', ({ sandboxWorld, altWorld }) => (kind === 'sandbox' ? sandboxWorld : altWorld))
+    .extend('server', ({ world }) => world.server)
+    .extend('apps', ({ world }) => world.apps)
     .extend('run', ({ hostctl, server }) => (args: string[], env: Env = {}): Promise<RunResult> => hostctl(args, { ...on(server), ...env }));
 
   resourceTest('lists the first page as JSON, with no JSON-LD members', async ({ run, server, apps }) => {
