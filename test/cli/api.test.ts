@@ -8,6 +8,7 @@ import { describe, expect } from 'vitest';
 import { cliTest, type Env } from '../support/fixtures.js';
 import type { RunResult } from '../support/inproc.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
+import { smallWorld } from '../support/small-world.js';
 
 interface LoggedBody {
   method: string;
@@ -26,7 +27,16 @@ async function sandboxLog(server: PlatformServer): Promise<{ text: string; entri
 
 const PAGE_SIZE = 7;
 
-const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', String(PAGE_SIZE), '--seed', '3'], runOnSandbox: true })
+/** Twenty apps in pages of seven: a walk of three pages and the empty one that ends it. */
+const APPS = Array.from({ length: 20 }, (_, i) => ({
+  publicId: `ap-api${String(i).padStart(6, '0')}`,
+  name: `api-app-${i}`,
+  status: i % 5 === 4 ? 'stopped' : 'running',
+  region: 'eu-west',
+  createdAt: `2026-01-${String(10 + i)}T10:00:00Z`,
+}));
+
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', String(PAGE_SIZE), ...smallWorld(undefined, { apps: APPS })], runOnSandbox: true })
   .extend('server', ({ sandbox }): PlatformServer => platformOf(sandbox))
   /** The file's sandbox's apps as the test begins (earlier tests may have created some). */
   .extend('apps', ({ server }) => server.all('apps'))
