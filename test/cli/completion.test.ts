@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { cliTest, type Env } from '../support/fixtures.js';
 import { completionHome, lines, OTHER, PROD_APPS, SCRIPTS, values } from '../support/completion-fixture.js';
 
-// No server: what Tab offers comes from the config and the IDs seen before, in a home of
-// the test's own (completion-fixture.ts).
+// No server: what Tab offers comes from the config and the IDs seen before, in the file's
+// completion home (completion-fixture.ts), which Tab and these commands only read; the test
+// that needs a damaged state file makes its own.
 const test = cliTest()
   // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from an object pattern: `{}` is "nothing".
-  .extend('completion', ({}, { onCleanup }) => {
+  .extend('completion', { scope: 'file' }, ({}, { onCleanup }) => {
     const home = completionHome();
     onCleanup(home.cleanup);
     return home;
