@@ -248,23 +248,13 @@ export class Tools {
 
   private async listObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const given = FILTERS.filter((f) => a[f] !== undefined);
-    if (given.length > 1) throw new UsageError(`Give only one of ${given.join(', ')}.`, `For example: {"resource": "${resource.name}", "${given[0]}": "…"}`);
-    const flag = given[0];
-    const relation = flag === undefined ? undefined : resource.relations?.find((r) => r.flag === flag);
-    if (flag !== undefined && !relation) {
-      const takes = (resource.relations ?? []).map((r) => r.flag);
-      throw new UsageError(`${resource.name} cannot be filtered by ${flag}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
-    }
-    const filter = relation ? { relation, id: String(a[relation.flag]) } : undefined;
-    const target = relation ? findResource(relation.target) : undefined;
-    const { checkIds } = await import('../core/by-id.js');
-    if (target && filter) checkIds(target, [filter.id]);
+    const [{ relationFilter, directPath, sources: sourcesOf, walkSources, positionAfter }, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
+    const filter = relationFilter(resource, Object.fromEntries(FILTERS.map((f) => [f, a[f]])), { flag: (f) => f, example: (f) => `{"resource": "${resource.name}", "${f}": "…"}` });
+    const relation = filter?.relation;
     const filterKey = filter ? `${filter.relation.flag}=${filter.id}` : null;
     const baseUrl = this.ctx.baseUrl();
     const cursor = typeof a.cursor === 'string' ? await this.cursors.open(a.cursor, { resource: resource.name, filter: filterKey, baseUrl }) : undefined;
     const limit = typeof a.limit === 'number' ? a.limit : undefined;
-    const [{ directPath, sources: sourcesOf, walkSources, positionAfter }, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
     // Without limit, one page of the API, where the API has one for the question; a walk
     // that filters has no page of its own to stop at.
     const onePage = limit === undefined && directPath(resource, filter) !== undefined;
