@@ -59,7 +59,7 @@ function freshEnv(server: ServerUnderTest, dirs: string[]): Record<string, strin
 }
 
 /** The hostctl command line that asks `q`. */
-export function cliArgs(q: Question): string[] {
+function cliArgs(q: Question): string[] {
   switch (q.kind) {
     case 'list':
       return [q.resource, 'list', `--${q.filter.flag}`, q.filter.id, '--json'];
@@ -75,7 +75,7 @@ export function cliArgs(q: Question): string[] {
 }
 
 /** The MCP tool call that asks `q`. */
-export function mcpCall(q: Question): { name: string; arguments: Record<string, unknown> } {
+function mcpCall(q: Question): { name: string; arguments: Record<string, unknown> } {
   switch (q.kind) {
     case 'list':
       return { name: 'list_objects', arguments: { resource: q.resource, [q.filter.flag]: q.filter.id } };
