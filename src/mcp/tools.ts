@@ -1,6 +1,7 @@
-// The tools `hostctl mcp` offers, on the same code as the commands (list's page walk, get's
-// batched fetch, wait's polling) and the run's Context: its token, HTTP client, shared
-// budget and lockout guard. Here, in the program, because errors are told apart by class
+// The tools `hostctl mcp` offers: each checks its arguments against its input schema and
+// asks the core (src/core/: the list walk, the batched fetch, the wait, the reference, the
+// status) what the commands ask it, with the run's token, HTTP client, shared budget and
+// lockout guard. Here, in the program, because errors are told apart by class
 // (errorData) and numbers are written exactly (JsonNumber): the SDK's chunk
 // (stdio-server.ts) holds copies of nothing it would have to recognise.
 
