@@ -1,6 +1,11 @@
 // `hostctl mcp` as agents meet it: the built CLI as a child process, spoken to by the MCP
 // SDK's own client over stdio, and once by raw JSON-RPC lines with no SDK at all, against
 // a sandbox started in this worker. Every byte the server writes is searched for the token.
+//
+// A server is a process of ~0.5 s of CPU: the tests that need nothing of one but its tools
+// share one per platform server (onSandbox, onAlt, …), started by the first test that asks
+// and ended with the file; each test still makes its own objects and reads only what it
+// caused. A test whose promise is about the server's configuration or state starts its own.
 
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,29 +13,38 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectMcp } from '../support/mcp.js';
 import { Ajv } from 'ajv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
 import { closedPort, platformOf, startAlt } from '../support/servers.js';
 import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 interface Session {
   client: Client;
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /** Every byte the server wrote to stdout and stderr so far: all it sent the client, at least. */
+  written(): Promise<string>;
   /** Ends the server (closing its stdin), then returns every byte it wrote to stdout and stderr. */
   end(): Promise<string>;
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
+type Cleanups = (() => Promise<void> | void)[];
+/** What the test made, undone after it. */
+const cleanups: Cleanups = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
+/** What the file shares (its servers and their worlds), undone after the file. */
+const fileCleanups: Cleanups = [];
+afterAll(async () => {
+  while (fileCleanups.length > 0) await fileCleanups.pop()?.();
+});
 
 /** A config dir and HOME of its own, and the env that points hostctl at `baseUrl` with `token`. */
-function world(baseUrl: string, token: string) {
+function world(baseUrl: string, token: string, scope = cleanups) {
   const dir = tmpDir('hostctl-mcp-');
-  cleanups.push(() => dir.cleanup());
+  scope.push(() => dir.cleanup());
   return { HOME: dir.path, HOSTCTL_CONFIG_DIR: join(dir.path, 'config'), XDG_CACHE_HOME: join(dir.path, 'cache'), HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token };
 }
 
@@ -38,24 +52,49 @@ function world(baseUrl: string, token: string) {
  * `hostctl mcp` under the SDK's client. Its stdout passes through tee into a file on the
  * way, so that the test sees every byte the server wrote, not only what the SDK parsed.
  */
-async function connect(env: Record<string, string>, args: string[] = []): Promise<Session> {
+async function connect(env: Record<string, string>, args: string[] = [], scope = cleanups): Promise<Session> {
   const dir = tmpDir('hostctl-mcp-out-');
   const out = join(dir.path, 'stdout');
   writeFileSync(out, '');
-  const { client, stderr } = await connectMcp(env, args, [], { teeTo: out });
+  const { client, stderr, teed } = await connectMcp(env, args, [], { teeTo: out });
   let ended: Promise<string> | undefined;
   const session: Session = {
     client,
     stderr,
+    written: async () => (await teed()) + stderr(),
     // After the client closed, tee has written its file whole (it may pass a line on before writing it).
-    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr)),
+    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr())),
   };
-  cleanups.push(async () => {
+  scope.push(async () => {
     await session.end();
     dir.cleanup();
   });
   return session;
 }
+
+/** `start()` once, for the whole file: the first test that asks starts it. */
+function shared<T>(start: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => (started ??= start());
+}
+
+/** The file's sandbox, started in this worker. */
+const fileSandbox = shared(async () => {
+  const sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
+  fileCleanups.push(() => sandbox.stop());
+  return sandbox;
+});
+/** A `hostctl mcp` at the file's sandbox, with the sandbox. */
+const onSandbox = shared(async () => {
+  const sandbox = await fileSandbox();
+  return { sandbox, s: await connect(world(sandbox.baseUrl, sandbox.token, fileCleanups), [], fileCleanups) };
+});
+/** A `hostctl mcp` at an alt server of the file's (as the platform would page), with the server. */
+const onAlt = shared(async () => {
+  const alt = await startAlt({ limit: 100_000 });
+  fileCleanups.push(() => alt.stop());
+  return { alt, s: await connect(world(alt.baseUrl, alt.token, fileCleanups), [], fileCleanups) };
+});
 
 interface ToolText {
   isError?: boolean;
@@ -76,14 +115,8 @@ function errorOf(r: ToolText): Record<string, unknown> {
 }
 
 describe('hostctl mcp under the SDK client', () => {
-  let sandbox: LocalSandbox;
-  beforeAll(async () => {
-    sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
-  });
-  afterAll(() => sandbox.stop());
-
   it('initializes, lists tools whose schemas are valid JSON Schema, and answers every tool', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { sandbox, s } = await onSandbox();
     expect(s.client.getServerVersion()?.name).toBe('hostctl');
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['app_status', 'auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
@@ -130,11 +163,11 @@ describe('hostctl mcp under the SDK client', () => {
     expect(errorOf(await call(s, 'list_objects', { resource: 'teams', app: 'ap-1a2b3c4d5e' })).message).toMatch(/cannot be filtered by app/);
     // The server is still there after a bad call.
     expect((await call(s, 'rate_limit')).isError).toBe(false);
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
   it('lists the reference\'s operations and calls GETs by operationId or path, refusing anything that writes', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { sandbox, s } = await onSandbox();
     const admin = sandboxAdmin(sandbox);
     const ops = (await call(s, 'list_operations')).json.operations as { operationId: string; method: string }[];
     expect(ops).toEqual(expect.arrayContaining([expect.objectContaining({ operationId: 'getApp', method: 'GET' }), expect.objectContaining({ operationId: 'createApp', method: 'POST' })]));
@@ -151,16 +184,14 @@ describe('hostctl mcp under the SDK client', () => {
     expect(refused.code).toBe('usage');
     expect(String(refused.message)).toMatch(/only reads/);
     expect((await admin.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
   it('filters by a relation as list does, also through another resource (deployments of an app)', async () => {
     // The independent server, whose deployments name only their environment: the app's
     // deployments are found through its environments.
-    const alt = await startAlt({ limit: 100_000 });
-    cleanups.push(() => alt.stop());
+    const { alt, s } = await onAlt();
     const env = world(alt.baseUrl, alt.token);
-    const s = await connect(env);
     const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
     const app = items[0]!.publicId;
     const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
@@ -216,16 +247,16 @@ describe('hostctl mcp under the SDK client', () => {
   });
 
   it('a cursor made up to point at another origin is refused, and nothing is sent there', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { sandbox, s } = await onSandbox();
     const forged = Buffer.from(JSON.stringify({ r: 'apps', f: null, u: 'http://collector.invalid/v1/apps', s: 0 })).toString('base64url');
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: forged }));
     expect(error.code).toBe('usage');
     expect(errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: 'not-a-cursor' })).code).toBe('usage');
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
   it('a cursor at the end of a page continues at the next page the server named', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { s } = await onSandbox();
     const first = await call(s, 'list_objects', { resource: 'apps', limit: 30 });
     const second = await call(s, 'list_objects', { resource: 'apps', limit: 30, cursor: first.json.nextCursor });
     const ids = [...(first.json.items as { publicId: string }[]), ...(second.json.items as { publicId: string }[])].map((a) => a.publicId);
@@ -235,7 +266,7 @@ describe('hostctl mcp under the SDK client', () => {
   });
 
   it('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { sandbox, s } = await onSandbox();
     const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
     const id = items[0]!.publicId;
     // A hostile or careless API echoing the token back, and a number no double holds.
@@ -244,29 +275,32 @@ describe('hostctl mcp under the SDK client', () => {
     const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
     const item = (got.json.items as { name: string }[])[0]!;
     expect(item.name).toBe(`leak ****${sandbox.token.slice(-4)} here`);
-    const written = await s.end();
+    const written = await s.written();
     expect(written).not.toContain(sandbox.token);
     expect(written).toContain('"replicas":12345678901234567890');
   });
 
   it('a cancelled wait_for sends no further poll, and the server answers the next call', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { sandbox, s } = await onSandbox();
     const admin = sandboxAdmin(sandbox);
-    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
-    const id = items[0]!.publicId;
+    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 2 })).json as { items: { publicId: string }[] };
+    const [id, other] = items.map((i) => i.publicId);
     await admin.clearRequests();
     const abort = new AbortController();
-    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'] } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
+    // A deadline of 1s: a wait that went on would poll again at it.
+    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'], deadline: '1s' } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
     await expect(waiting).rejects.toThrow();
     expect((await call(s, 'auth_status')).isError).toBe(false);
-    // The poll interval is 5 s: a wait that went on would have polled again within 7 s.
-    await new Promise((resolve) => setTimeout(resolve, 7_000));
-    const polls = (await admin.requests()).filter((r) => r.path.endsWith('/apps') && String(r.query).includes('publicId'));
-    expect(polls).toHaveLength(1);
-  }, 20_000);
+    // A later wait, on another app, with a later deadline: it ends after the first would have polled again.
+    expect(errorOf(await call(s, 'wait_for', { resource: 'apps', ids: [other], for: ['status=never-this'], deadline: '2s' })).code).toBe('deadline');
+    const polls = (r: { path: string; query: string }, app: string | undefined) => r.path.endsWith('/apps') && String(r.query).includes(String(app));
+    const log = await admin.requests();
+    expect(log.filter((r) => polls(r, other)).length).toBeGreaterThan(1);
+    expect(log.filter((r) => polls(r, id))).toHaveLength(1);
+  });
 
   it('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+    const { s } = await onSandbox();
     const list = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
     const app = (list.json.items as { publicId: string }[])[0]!;
     let progress = 0;
@@ -278,11 +312,20 @@ describe('hostctl mcp under the SDK client', () => {
   });
 });
 
+/** The file's `hostctl mcp` at the sandbox or the alt server, with that server. */
+async function onServer(which: 'sandbox' | 'alt') {
+  if (which === 'alt') {
+    const { alt, s } = await onAlt();
+    return { server: alt, s };
+  }
+  const { sandbox, s } = await onSandbox();
+  return { server: platformOf(sandbox), s };
+}
+
 describe('one question, one walk: list_objects and the list command send the same requests', () => {
   for (const which of ['sandbox', 'alt'] as const) {
     it(`deployments of one app cost what "deployments list --app" costs, on the ${which}`, async () => {
-      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
-      cleanups.push(() => server.stop());
+      const { server, s } = await onServer(which);
       // An app with a few environments: the API's route for each, never the whole collection.
       const byApp = new Map<string, number>();
       for (const e of await server.all('environments')) {
@@ -298,7 +341,6 @@ describe('one question, one walk: list_objects and the list command send the sam
       const cli = await runCli(['deployments', 'list', '--app', String(app), '--limit', '100', '--json'], { env });
       expect(cli.code, cli.stderr).toBe(0);
       const byCommand = await sent();
-      const s = await connect(env);
       await server.clearRequests();
       const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
       expect(got.isError).toBe(false);
@@ -314,8 +356,7 @@ describe('one question, one walk: list_objects and the list command send the sam
 describe('one question, one walk, past the route shortcut', () => {
   for (const which of ['sandbox', 'alt'] as const) {
     it(`deployments of an app with more environments than the shortcut asks one by one cost what the command costs, on the ${which}`, async () => {
-      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
-      cleanups.push(() => server.stop());
+      const { server, s } = await onServer(which);
       // Both servers' field names, so that each finds the references its own way.
       const app = 'ap-walkmany01';
       const envs = Array.from({ length: 5 }, (_, i) => `en-walkmany0${i}`);
@@ -329,7 +370,6 @@ describe('one question, one walk, past the route shortcut', () => {
       const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
       expect(cli.code, cli.stderr).toBe(0);
       const byCommand = await sent();
-      const s = await connect(env);
       await server.clearRequests();
       const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
       expect(byCommand.length).toBeGreaterThan(1);
@@ -597,10 +637,10 @@ describe('hostctl mcp on the wire, with no SDK', () => {
  * `hostctl mcp` with raw lines on its stdin, initialized. `ask` writes a line and resolves
  * with the first answer that `match` accepts (by default, the one whose id is `id`).
  */
-async function rawServer(env: Record<string, string>) {
+async function rawServer(env: Record<string, string>, scope = cleanups) {
   const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  cleanups.push(async () => {
+  scope.push(async () => {
     child.stdin.end();
     await exited;
   });
@@ -628,11 +668,15 @@ async function rawServer(env: Record<string, string>) {
   return { ask, request, lines, byId, write: (text: string) => child.stdin.write(text) };
 }
 
-describe('hostctl mcp on the wire: what each answer holds', () => {
-  const env = () => world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef');
+/** The file's `hostctl mcp` with raw lines on its stdin, at the file's sandbox, with the sandbox. */
+const onRaw = shared(async () => {
+  const sandbox = await fileSandbox();
+  return { sandbox, s: await rawServer(world(sandbox.baseUrl, sandbox.token, fileCleanups), fileCleanups) };
+});
 
+describe('hostctl mcp on the wire: what each answer holds', () => {
   it('answers a request whose id is past 2^53 with that id exactly as sent', async () => {
-    const s = await rawServer(env());
+    const { s } = await onRaw();
     for (const id of ['12345678901234567891', '-98765432109876543210', '9007199254740993']) {
       // One request at a time: the next line is its answer, whatever id it carries.
       const answer = await s.ask(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, () => true);
@@ -645,22 +689,21 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
   });
 
   it('cancels a request whose id is past 2^53 by that id', async () => {
-    const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
-    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
-    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1 } });
+    const { s } = await onRaw();
+    const mark = s.lines.length;
+    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1, fields: ['publicId'] } });
     const app = ((listed.result?.structuredContent as { items: { publicId: string }[] }).items[0])?.publicId;
     const wait = (deadline: string) => ({ name: 'wait_for', arguments: { resource: 'apps', ids: [app], for: ['status=never'], deadline } });
-    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('2s'))}}\n`);
+    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('1s'))}}\n`);
     s.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}\n');
     // A later call with a later deadline: had the first gone on, its answer would come first.
-    const later = await s.request(2, 'tools/call', wait('3s'));
+    const later = await s.request(2, 'tools/call', wait('2s'));
     expect(String((later.result?.content as { text: string }[])[0]?.text)).toContain('"deadline"');
-    expect(s.lines.filter((line) => line.includes('1234567890123456'))).toEqual([]);
+    expect(s.lines.slice(mark).filter((line) => line.includes('1234567890123456'))).toEqual([]);
   });
 
   it('answers arguments that are not an object with one sentence, as invalid params', async () => {
-    const s = await rawServer(env());
+    const { s } = await onRaw();
     let id = 1;
     for (const args of ['apps', ['apps'], 7, true]) {
       const { error } = await s.request(id++, 'tools/call', { name: 'list_objects', arguments: args });
@@ -672,7 +715,7 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
   });
 
   it('answers a line longer than the limit once, and the next message as usual', async () => {
-    const s = await rawServer(env());
+    const { s } = await onRaw();
     const before = s.lines.length;
     s.write(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"${'z'.repeat(5 * 1024 * 1024)}"}}\n`);
     expect((await s.request(8, 'tools/list')).result).toHaveProperty('tools');
@@ -682,9 +725,7 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
   });
 
   it('never echoes a 20,000-character input whole, in an error of any kind', async () => {
-    const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
-    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+    const { s } = await onRaw();
     const long = (c: string) => c.repeat(20_000);
     const calls: [string, unknown][] = [
       ['tools/call', { name: 'call_operation', arguments: { path: `/${long('a')}` } }],
