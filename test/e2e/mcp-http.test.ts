@@ -273,7 +273,8 @@ describe('hostctl mcp --http under load and abuse', { concurrent: true }, () => 
   });
 
   test('a client that goes away while its call waits for the budget ends the call: nothing is sent for it', async ({ mcpHttp, sandboxes }) => {
-    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '2']);
+    // A window long enough that a busy server has seen the connection go before the slot comes.
+    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '4']);
     const admin = sandboxAdmin(sandbox);
     const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
     const app = apps[0]!.publicId;
