@@ -273,8 +273,10 @@ describe('hostctl mcp --http under load and abuse', { concurrent: true }, () => 
   });
 
   test('a client that goes away while its call waits for the budget ends the call: nothing is sent for it', async ({ mcpHttp, sandboxes }) => {
-    // A window long enough that a busy server has seen the connection go before the slot comes.
-    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '4']);
+    // A window long enough, on a busy machine, that the cut call comes while the first five
+    // still fill it, and that the server has seen its connection go before its slot comes
+    // (the test runs beside the headers-timeout one, which waits longer).
+    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '8']);
     const admin = sandboxAdmin(sandbox);
     const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
     const app = apps[0]!.publicId;
