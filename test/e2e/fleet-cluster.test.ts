@@ -3,14 +3,13 @@
 // built CLI), each machine with its own config dir and home (support/fleet.ts), one token,
 // against the sandbox and a real three-node cluster on loopback ports
 // (support/redis.ts startRedisCluster). Judged from the sandbox's request log, what the
-// cluster holds and exit codes; no timing is asserted.
+// cluster holds and exit codes; no timing is asserted. A cluster URL's usage errors and a
+// seed that never answers: test/cli/shared-store-unusable.test.ts.
 
 /* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
 
-import { createServer } from 'node:net';
 import { describe, expect } from 'vitest';
 import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
-import { listenLoopback } from '../support/servers.js';
 import { fleetTest, runFleet } from '../support/fleet.js';
 import { freePort, redisClusterUnavailable, redisUnavailable, startRedis, startRedisCluster, type RedisCluster, type RedisTls } from '../support/redis.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
@@ -126,22 +125,6 @@ describe.skipIf(skip !== undefined)('a fleet on a three-node Redis Cluster (?clu
     expect(JSON.parse(json.stdout)).toMatchObject({ remaining: 47, budget: { store: 'redis', where: `127.0.0.1:${cluster.nodes[1]!.port}`, spent: 3 } });
   });
 
-  test('a wrong cluster parameter, or one hostctl does not know, is a usage error (exit 2) naming it, before any request', async ({ sandbox, machine }) => {
-    const admin = sandboxAdmin(sandbox);
-    const token = await admin.newToken('cluster-usage');
-    const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token };
-    const yes = await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: 'redis://:pw-usage@127.0.0.1:6379?cluster=yes' }));
-    expect(yes.code).toBe(2);
-    expect(yes.stderr).toContain('hostctl: The Redis URL from HOSTCTL_REDIS_URL has cluster=yes; it must be cluster=1 (a Redis Cluster) or cluster=0.');
-    const unknown = await runOn(args, machine({ ...env, HOSTCTL_REDIS_URL: 'redis://:pw-usage@127.0.0.1:6379?cluster=1&family=6' }));
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('hostctl: The Redis URL from HOSTCTL_REDIS_URL has the parameter "family", which hostctl does not know.');
-    for (const r of [yes, unknown]) {
-      expect(r.stderr).not.toContain('pw-usage');
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-    }
-    expect((await admin.requests()).filter((q) => q.token === 'cluster-usage')).toEqual([]);
-  });
 });
 
 describe.skipIf(skip !== undefined)('a Redis Cluster that cannot be used', () => {
@@ -171,17 +154,6 @@ describe.skipIf(skip !== undefined)('a Redis Cluster that cannot be used', () =>
     expect(down.stdout).not.toContain('Budget: shared');
   });
 
-  test('a seed that accepts and never answers: one warning naming it, exit 0, nothing hangs', { timeout: 60_000 }, async ({ sandbox, machine }) => {
-    const { port, close } = await listenLoopback(createServer());
-    try {
-      const r = await runOn(args, machine({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: `redis://127.0.0.1:${port}?cluster=1` }));
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr.match(/warning:/g)).toHaveLength(1);
-      expect(r.stderr).toContain(`hostctl: warning: the shared store at 127.0.0.1:${port} cannot be used (no answer within 500 ms)`);
-    } finally {
-      await close();
-    }
-  });
 });
 
 describe.skipIf(skip !== undefined || skipTls !== undefined)('rediss:// with a password, to 127.0.0.1', () => {
