@@ -15,12 +15,9 @@ import { createHash } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxAdmin, startSandbox, tmpDir, type RunResult, type Sandbox } from '../support/cli.js';
-
-let sandbox: Sandbox;
-let relay: Relay;
-let config: { path: string; cleanup(): void };
+import { describe, expect } from 'vitest';
+import { sandboxAdmin } from '../support/cli.js';
+import { e2eTest } from '../support/fixtures.js';
 
 interface Relay {
   /** The base URL (…/v1) through the relay. */
@@ -72,39 +69,25 @@ async function startRelay(origin: string): Promise<Relay> {
 
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 
-const newToken = (name: string) => sandboxAdmin(sandbox).newToken(name);
-
-function hostctl(args: string[], env: Record<string, string> = {}, input?: string): Promise<RunResult> {
-  return runCli(args, { env: { HOSTCTL_CONFIG_DIR: config.path, HOME: config.path, ...env }, input });
-}
-
-function json(file: string): Record<string, unknown> {
-  // JSON.parse throws on a half-written or interleaved file: that is the corruption check.
-  return JSON.parse(readFileSync(join(config.path, file), 'utf8')) as Record<string, unknown>;
-}
-
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  relay = await startRelay(sandbox.origin);
-  config = tmpDir('hostctl-concurrency-');
-});
-afterAll(async () => {
-  await relay?.close();
-  await sandbox?.stop();
-  config?.cleanup();
+// The file's sandbox, and a relay to it of the test's own.
+const test = e2eTest().extend('relay', async ({ sandbox }, { onCleanup }) => {
+  const relay = await startRelay(sandbox.origin);
+  onCleanup(() => relay.close());
+  return relay;
 });
 
 describe('10 hostctl processes at once, one config dir', () => {
-  it('never corrupt config or state, and never lose a profile, a token file or a state entry', { timeout: 120_000 }, async () => {
+  test('never corrupt config or state, and never lose a profile, a token file or a state entry', { timeout: 120_000 }, async ({ sandbox, relay, config, hostctl, newDir }) => {
+    const newToken = (name: string) => sandboxAdmin(sandbox).newToken(name);
+    // JSON.parse throws on a half-written or interleaved file: that is the corruption check.
+    const json = (file: string) => JSON.parse(readFileSync(join(config.path, file), 'utf8')) as Record<string, unknown>;
     const baseUrl = relay.baseUrl;
     expect((await hostctl(['config', 'set', 'profiles.keep.baseUrl', baseUrl])).code).toBe(0);
     expect((await hostctl(['config', 'set', 'profiles.keep.output', 'json'])).code).toBe(0);
 
     // Ten app IDs, one for each state writer of the two rounds: each writer remembers a
     // different one in the same file (state.json), so a lost update is a missing ID.
-    const elsewhere = tmpDir('hostctl-concurrency-ids-');
-    const listed = await runCli(['apps', 'list', '--limit', '10', '--json'], { env: { HOSTCTL_CONFIG_DIR: elsewhere.path, HOME: elsewhere.path, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl } });
-    elsewhere.cleanup();
+    const listed = await hostctl(['apps', 'list', '--limit', '10', '--json'], { HOSTCTL_CONFIG_DIR: newDir('hostctl-concurrency-ids-'), HOSTCTL_TOKEN: sandbox.token, HOSTCTL_BASE_URL: sandbox.baseUrl });
     const appIds = (JSON.parse(listed.stdout) as { publicId: string }[]).map((a) => a.publicId);
     expect(new Set(appIds).size).toBe(10);
     const listTokens: string[] = [];
@@ -127,7 +110,7 @@ describe('10 hostctl processes at once, one config dir', () => {
         // A config writer.
         ...sets.map((profile) => hostctl(['config', 'set', `profiles.${profile}.baseUrl`, `http://127.0.0.1:${9000 + round}/v1`])),
         // Config, token file and state writers at once.
-        ...logs.map(({ profile, token }) => hostctl(['--profile', profile, 'auth', 'login', '--with-token', '--insecure-storage', '--base-url', baseUrl], {}, token)),
+        ...logs.map(({ profile, token }) => hostctl(['--profile', profile, 'auth', 'login', '--with-token', '--insecure-storage', '--base-url', baseUrl], {}, { input: token })),
       ]);
       results.forEach((r, i) => expect(r.code, `round ${round}, process ${i}: ${r.stderr}`).toBe(0));
     }

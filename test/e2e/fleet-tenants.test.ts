@@ -1,7 +1,8 @@
 // Issue 42: the shared store is storage, not trust. Another tenant of the same Redis (a
 // second client of the test's own, with no token: what `redis-cli` alone can do) must not
 // read what hostctl keeps there, nor make it believe anything. The built CLI against the
-// sandbox and a real redis-server of each test's own.
+// sandbox and a real redis-server of the file's, where each test's keys are those its own
+// token's runs add.
 
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
@@ -17,7 +18,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const test = e2eTest({ sandbox: ['--rate-limit', '1000'] })
   // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from an object pattern: `{}` is "nothing".
-  .extend('redis', async ({}, { onCleanup }) => {
+  .extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
     const redis = await startRedis();
     onCleanup(() => redis.stop());
     return redis;
@@ -29,6 +30,8 @@ describe.skipIf(skip !== undefined)('another tenant of the Redis, without the to
     const token = await admin.newToken('victim');
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url };
     const mine = async () => (await admin.requests()).filter((q) => q.token === 'victim');
+    const tenant = redis.client();
+    const earlier = new Set(await tenant.keys('*'));
     const first = await hostctl(['teams', 'list', '--cache', '1m', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     const real: unknown = JSON.parse(first.stdout);
@@ -38,7 +41,6 @@ describe.skipIf(skip !== undefined)('another tenant of the Redis, without the to
 
     // The tenant's forgeries: an answer for that URL and a block of an hour, written over
     // every key hostctl keeps, and under the names the fingerprint and the public base URL give.
-    const tenant = redis.client();
     const [s] = await tenant.time();
     const now = Number(s) * 1000;
     const forged = [{ publicId: 'tm-forged00001', name: 'forged by another tenant' }];
@@ -46,7 +48,7 @@ describe.skipIf(skip !== undefined)('another tenant of the Redis, without the to
     const block = JSON.stringify({ sends: [], limit: 20, windowMs: 60_000, blockedUntil: now + 3_590_000 });
     const fp = sha(token);
     const scope = sha(`${new URL(sandbox.baseUrl).href}\n${fp}`).slice(0, 32);
-    const targets = new Set([...(await tenant.keys('hostctl:*')), `hostctl:{${fp}}:budget`, `hostctl:{${fp}}:cache:${scope}:answers:${sha(url)}`]);
+    const targets = new Set([...(await tenant.keys('hostctl:*')).filter((k) => !earlier.has(k)), `hostctl:{${fp}}:budget`, `hostctl:{${fp}}:cache:${scope}:answers:${sha(url)}`]);
     for (const key of targets) {
       if (key.endsWith(':filling')) continue;
       await tenant.set(key, key.endsWith(':budget') ? block : answer, 'PX', 3_600_000);
@@ -68,12 +70,13 @@ describe.skipIf(skip !== undefined)('another tenant of the Redis, without the to
   test('reads nothing there: no API data, no budget, no token even in an answer that echoes it, and key names show neither the token nor its fingerprint', async ({ sandbox, redis, admin, hostctl }) => {
     const token = await admin.newToken('readable');
     await admin.plant('apps', [{ publicId: 'ap-echotoken01', name: `echo ${token}`, status: 'running' }]);
+    const earlier = new Set((await redis.dump()).map((e) => e.key));
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_REDIS_URL: redis.url };
     for (const args of [['apps', 'list', '--cache', '1m', '--json'], ['apps', 'get', 'ap-echotoken01', '--cache', '1m', '--json'], ['apps', 'get', 'ap-echotoken01', '--json']]) {
       const r = await hostctl(args, env);
       expect(r.code, r.stderr).toBe(0);
     }
-    const held = await redis.dump();
+    const held = (await redis.dump()).filter((e) => !earlier.has(e.key));
     expect(held.filter((e) => /:cache:/.test(e.key)).length).toBeGreaterThan(0);
     expect(held.filter((e) => e.key.endsWith(':budget'))).toHaveLength(1);
     for (const { key, value } of held) {

@@ -1,5 +1,7 @@
 // The budget at any limit the server announces, on an injected clock: processes (one Budget
 // each) share one real budget file against a sliding-window server. No test here waits.
+// The file lives in memory (/dev/shm) where the machine has it: what is tested is each
+// locked update's content, and on a disk each rename costs a few milliseconds of flushing.
 
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,15 @@ function random(seed: number): () => number {
 }
 
 const dirs: string[] = [];
+
+/** A new directory, in memory where the machine lets this process make one there. */
+function scratchDir(): string {
+  try {
+    return mkdtempSync(join('/dev/shm', 'hostctl-limits-'));
+  } catch {
+    return mkdtempSync(join(tmpdir(), 'hostctl-limits-'));
+  }
+}
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -40,7 +51,7 @@ interface Scenario {
  * Returns when each request was sent, and the most the file ever held.
  */
 async function run(o: Scenario) {
-  const dir = mkdtempSync(join(tmpdir(), 'hostctl-limits-'));
+  const dir = scratchDir();
   dirs.push(dir);
   let now = T0;
   const budgets = Array.from({ length: o.processes }, () => new Budget(new FileBudgetStore(join(dir, 'state.json'), 'fp', () => now)));
@@ -76,10 +87,10 @@ async function run(o: Scenario) {
 describe('the budget at the limit the server announces', () => {
   it('at the platform\'s 20 a minute, two processes in a long loop: no 429, the window used, and a file that never holds more reservations than the limit', async () => {
     const server = slidingWindowServer(20, 60_000);
-    // Each asks again within 5 s: together they want more than the window gives.
-    const r = await run({ processes: 2, server, until: T0 + 10 * 60_000, next: (now, rnd) => now + Math.floor(rnd() * 5_000) });
+    // Each asks again within 5 s: together they want more than the window gives, window after window.
+    const r = await run({ processes: 2, server, until: T0 + 3 * 60_000, next: (now, rnd) => now + Math.floor(rnd() * 5_000) });
     expect(r.refused).toBe(0);
-    expect(r.sent).toBeGreaterThan(9 * 20);
+    expect(r.sent).toBeGreaterThan(2 * 20);
     expect(r.mostSends).toBeLessThanOrEqual(20);
     expect(r.mostBytes).toBeLessThan(2_048);
   });
@@ -89,12 +100,12 @@ describe('the budget at the limit the server announces', () => {
     const r = await run({
       processes: 4,
       server,
-      until: T0 + 4_000,
-      next: (now, rnd) => now + (now > T0 + 2_000 ? Math.floor(rnd() * 2) : rnd() < 0.1 ? Math.floor(rnd() * 400) : Math.floor(rnd() * 30)),
+      until: T0 + 2_000,
+      next: (now, rnd) => now + (now > T0 + 1_000 ? Math.floor(rnd() * 2) : rnd() < 0.1 ? Math.floor(rnd() * 400) : Math.floor(rnd() * 30)),
     });
     expect(r.refused).toBe(0);
-    // The last two seconds: about two full windows, less what the margins hold back.
-    expect(r.between(T0 + 2_000, T0 + 4_000)).toBeGreaterThan(2 * 150 * 0.9);
+    // The last second: a full window, less what the margins hold back.
+    expect(r.between(T0 + 1_000, T0 + 2_000)).toBeGreaterThan(150 * 0.9);
     expect(r.mostSends).toBeLessThanOrEqual(150);
   });
 

@@ -1,10 +1,10 @@
 // Issue 31, the state store's writes: a state file that cannot be read is never replaced,
 // and no save writes without holding the lock. A lock held by another process (played by
 // a lock directory made here) that stays held is never written past: the rejected mark
-// goes to a fallback place instead. That wait is real (the lock's age is the file
-// system's): this file costs about 6 s.
+// goes to a fallback place instead. The save waits on the clock for as long as a live
+// holder may keep the lock; the test's clock runs a hundred times as fast as the real one.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,17 @@ import { StateStore } from '../../src/config/state.js';
 
 let dirs: string[] = [];
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   dirs = [];
 });
+
+/** From now on, Date.now() runs `times` as fast as the real clock (until the test ends). */
+function fastClock(times: number): void {
+  const realNow = Date.now.bind(Date);
+  const start = realNow();
+  vi.spyOn(Date, 'now').mockImplementation(() => start + (realNow() - start) * times);
+}
 
 function place(): { state: string; fallback: string } {
   const dir = mkdtempSync(join(tmpdir(), 'hostctl-statelock-'));
@@ -36,12 +44,13 @@ describe('StateStore.save and the lock', () => {
     const { state, fallback } = place();
     // Younger than 5 s however long the save waits: a live holder, not a killed one.
     const lock = heldLock(state, -60_000);
+    fastClock(100);
     new StateStore(state, [fallback]).markRejected('fp-held', 401);
     expect(existsSync(state)).toBe(false);
     expect(existsSync(lock)).toBe(true);
     expect(readFileSync(join(fallback, 'rejected.json'), 'utf8')).toContain('fp-held');
     expect(new StateStore(state, [fallback]).rejected('fp-held')).toMatchObject({ status: 401 });
-  }, 20_000);
+  });
 });
 
 describe('StateStore.save and a file it cannot read', () => {
