@@ -3,24 +3,15 @@
 // request. The `__complete` engine itself runs in-process: test/cli/completion.test.ts.
 
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, ROOT, runCli, runProcess, tmpDir } from '../support/cli.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { e2eTest } from '../support/fixtures.js';
 import { completionHome, PROD_APPS, SCRIPTS, values, type CompletionHome } from '../support/completion-fixture.js';
 import { underCI } from '../support/ci.js';
 
-let home: CompletionHome;
-const shellEnv = (extra: Record<string, string | undefined> = {}) => home.shellEnv(extra);
-/** A Tab press through the built CLI, as the shells' scripts make it. */
-const engine = (words: string[], env: Record<string, string | undefined> = {}) => runCli(['__complete', ...words], { env: shellEnv(env) });
-
-beforeAll(() => {
-  home = completionHome();
-});
-afterAll(() => home.cleanup());
 
 // --- the real shells --------------------------------------------------------------
 //
@@ -46,7 +37,7 @@ interface Completed {
   status?: number;
 }
 
-type Batch = (lines: Line[]) => Promise<Completed[]>;
+type Batch = (lines: Line[], home: CompletionHome) => Promise<Completed[]>;
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const fishQuote = (s: string) => `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
@@ -55,8 +46,8 @@ const fishQuote = (s: string) => `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
  * The commands that give a line its environment, and put back the rest: every variable
  * some line changes is set (or unset) before every line.
  */
-function envSetup(lines: Line[], i: number, set: (k: string, v: string) => string, unset: (k: string) => string): string[] {
-  const base = shellEnv();
+function envSetup(home: CompletionHome, lines: Line[], i: number, set: (k: string, v: string) => string, unset: (k: string) => string): string[] {
+  const base = home.shellEnv();
   const envs = lines.map((l) => l.env?.() ?? {});
   const keys = [...new Set(envs.flatMap((e) => Object.keys(e)))].sort();
   const mine = envs[i] ?? {};
@@ -100,14 +91,14 @@ function bashWords(line: string): string[] {
 }
 
 /** One bash, the script sourced once, `_hostctl_complete` called as readline calls it for each line. */
-const bashBatch: Batch = async (lines) => {
+const bashBatch: Batch = async (lines, home) => {
   const script = [
     'source "$1"',
     ...lines.map((l, i) =>
       [
         `printf '${LINE_MARK}\\n'; printf '${LINE_MARK}\\n' >&2`,
         '(',
-        ...envSetup(lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`),
+        ...envSetup(home, lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`),
         `COMP_WORDS=(${bashWords(l.line).map(quote).join(' ')}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))`,
         'COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}',
         '_hostctl_complete; rc=$?',
@@ -118,25 +109,25 @@ const bashBatch: Batch = async (lines) => {
       ].join('\n'),
     ),
   ].join('\n');
-  const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: shellEnv(), timeoutMs: 180_000 });
+  const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: home.shellEnv(), timeoutMs: 180_000 });
   return perLineResults(r, lines.length);
 };
 
 /** One fish, the script loaded once (from the file, or `hostctl completion fish | source`), `complete -C` for each line. */
 function fishBatch(how: 'file' | 'pipe'): Batch {
-  return async (lines) => {
+  return async (lines, home) => {
     const script = [
       how === 'file' ? 'source $argv[1]' : 'hostctl completion fish | source',
       ...lines.map((l, i) =>
         [
           `echo '${LINE_MARK}'; echo '${LINE_MARK}' >&2`,
-          ...envSetup(lines, i, (k, v) => `set -gx ${k} ${fishQuote(v)}`, (k) => `set -e ${k}`),
+          ...envSetup(home, lines, i, (k, v) => `set -gx ${k} ${fishQuote(v)}`, (k) => `set -e ${k}`),
           `complete -C ${fishQuote(l.line)}`,
           'echo "<<RC $status>>"',
         ].join('\n'),
       ),
     ].join('\n');
-    const r = await runProcess('fish', ['--no-config', '-c', script, join(SCRIPTS, 'hostctl.fish')], { env: shellEnv(), timeoutMs: 180_000 });
+    const r = await runProcess('fish', ['--no-config', '-c', script, join(SCRIPTS, 'hostctl.fish')], { env: home.shellEnv(), timeoutMs: 180_000 });
     return perLineResults(r, lines.length);
   };
 }
@@ -182,14 +173,14 @@ zpty -d z
 `;
 
 function zshBatch(mode: 'fpath' | 'source' | 'bare'): Batch {
-  return async (lines) => {
+  return async (lines, home) => {
     // One file per mode: the modes run at the same time, and a zsh must never read a
     // driver that another batch is rewriting.
     const driver = join(home.path, `zsh-driver-${mode}.zsh`);
     writeFileSync(driver, ZSH_DRIVER);
     const dump = join(home.path, `zcompdump-${mode}`);
-    const args = lines.flatMap((l, i) => [['true', ...envSetup(lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`)].join('; '), l.line]);
-    const r = await runProcess('zsh', ['-f', driver, mode, SCRIPTS, dump, ...args], { env: shellEnv(), timeoutMs: 180_000 });
+    const args = lines.flatMap((l, i) => [['true', ...envSetup(home, lines, i, (k, v) => `export ${k}=${quote(v)}`, (k) => `unset ${k}`)].join('; '), l.line]);
+    const r = await runProcess('zsh', ['-f', driver, mode, SCRIPTS, dump, ...args], { env: home.shellEnv(), timeoutMs: 180_000 });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     return perLine(r.stdout, lines.length).map((out) => ({ raw: [...new Set(out.split('\n').filter((l) => l !== ''))] }));
@@ -211,8 +202,71 @@ if (absent.size > 0 && !mustRun) {
   console.warn(`completion tests skipped for ${[...absent.keys()].join(', ')} (${[...absent.values()].join('; ')}): install them to run these; CI fails instead of skipping.`);
 }
 
+/** Each shell's answers, line by line in the order of `batch`; a shell that failed, its error. */
+interface Shells {
+  batch: Line[];
+  /** The line completed against the sandbox, the first of the batch. */
+  sandboxLine: Line;
+  answers: Map<string, PromiseSettledResult<Completed[]>>;
+  /** The app IDs `apps list` printed from the sandbox before the shells ran. */
+  listed: string[];
+  /** The sandbox's request count before and after the shells completed every line. */
+  requestsBefore: number;
+  requestsAfter: number;
+  sandboxEnv: Record<string, string>;
+}
+
+const requestCount = async (sandbox: { origin: string }): Promise<number> => {
+  const res = await fetch(`${sandbox.origin}/_sandbox/requests`);
+  const body: unknown = await res.json();
+  if (!Array.isArray(body)) throw new Error('GET /_sandbox/requests did not return an array');
+  return body.length;
+};
+
+// The completion home and the shells' answers are the file's: each shell starts once and
+// completes every line, and each test reads its own line's answer.
+const test = e2eTest({ sandbox: ['--rate-limit', '100000'] })
+  // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+  .extend('completion', { scope: 'file' }, ({}, { onCleanup }): CompletionHome => {
+    const home = completionHome();
+    onCleanup(() => home.cleanup());
+    return home;
+  })
+  .extend('shells', { scope: 'file' }, async ({ sandbox, completion }, { onCleanup }): Promise<Shells> => {
+    const config = tmpDir();
+    onCleanup(() => config.cleanup());
+    const sandboxEnv = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path };
+    const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: completion.shellEnv(sandboxEnv) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim(), 'hostctl apps list --json printed the apps that seed the ID cache').not.toBe('');
+    const apps: unknown = JSON.parse(r.stdout);
+    if (!Array.isArray(apps)) throw new Error('apps list --json did not print an array');
+    const listed = apps.map((a: unknown) => (typeof a === 'object' && a !== null && 'publicId' in a ? String(a.publicId) : ''));
+    expect(listed.length).toBeGreaterThan(0);
+
+    const sandboxLine: Line = { line: 'hostctl apps get ', env: () => sandboxEnv };
+    const batch = [sandboxLine, ...CASES.map((c) => c.line)];
+    const requestsBefore = await requestCount(sandbox);
+    const settled = await Promise.allSettled(SHELLS.map(([, run]) => run(batch, completion)));
+    const answers = new Map(SHELLS.map(([name], i) => [name, settled[i] as PromiseSettledResult<Completed[]>]));
+    return { batch, sandboxLine, answers, listed, requestsBefore, requestsAfter: await requestCount(sandbox), sandboxEnv };
+  });
+
+/** What `shell` answered for `line`; its error if the shell failed. */
+function answer(shells: Shells, shell: string, line: Line): Completed {
+  const settled = shells.answers.get(shell);
+  if (settled === undefined) throw new Error(`${shell} did not run`);
+  if (settled.status === 'rejected') throw settled.reason;
+  const got = settled.value[shells.batch.indexOf(line)];
+  if (got === undefined) throw new Error(`${shell} gave no answer for "${line.line}"`);
+  if (got.stderr !== undefined) expect(got.stderr, `stderr of ${shell} completing "${line.line}"`).toBe(shell === 'bash' ? 'complete -F _hostctl_complete hostctl\n' : '');
+  if (got.status !== undefined) expect(got.status, `status of the completion of "${line.line}"`).toBe(0);
+  return got;
+}
+
 describe('the shells the completion tests drive', () => {
-  it.runIf(mustRun)('are all installed in CI', () => {
+  test.runIf(mustRun)('are all installed in CI', () => {
     expect([...absent.values()]).toEqual([]);
   });
 });
@@ -258,70 +312,15 @@ const CASES: Case[] = [
   { title: 'completes app IDs seen before, dashes and all (a prefix with a dash)', line: { line: 'hostctl apps get ap-7f3k-' }, want: () => ['ap-7f3k-b001', 'ap-7f3k-x2q9'], unordered: true },
 ];
 
-// --- against the sandbox: the same shells, and not one request while they complete ----
-
-let sandbox: LocalSandbox;
-let sandboxConfig: { path: string; cleanup(): void };
-let listed: string[];
-let requestsBefore: number;
-let requestsAfter: number;
-const sandboxEnv = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: sandboxConfig.path });
-const SANDBOX_LINE: Line = { line: 'hostctl apps get ', env: sandboxEnv };
-const requestCount = async (): Promise<number> => {
-  const res = await fetch(`${sandbox.origin}/_sandbox/requests`);
-  const body: unknown = await res.json();
-  if (!Array.isArray(body)) throw new Error('GET /_sandbox/requests did not return an array');
-  return body.length;
-};
-
-/** Each shell's answers, line by line in the order of BATCH; a shell that failed, its error. */
-const BATCH: Line[] = [SANDBOX_LINE, ...CASES.map((c) => c.line)];
-const answers = new Map<string, PromiseSettledResult<Completed[]>>();
-
-beforeAll(async () => {
-  sandbox = await startSandboxHere({ rateLimit: 100_000 });
-  sandboxConfig = tmpDir();
-  const r = await runCli(['apps', 'list', '--limit', '5', '--json'], { env: shellEnv(sandboxEnv()) });
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  expect(r.stdout.trim(), 'hostctl apps list --json printed the apps that seed the ID cache').not.toBe('');
-  const apps: unknown = JSON.parse(r.stdout);
-  if (!Array.isArray(apps)) throw new Error('apps list --json did not print an array');
-  listed = apps.map((a: unknown) => (typeof a === 'object' && a !== null && 'publicId' in a ? String(a.publicId) : ''));
-  expect(listed.length).toBeGreaterThan(0);
-
-  requestsBefore = await requestCount();
-  const settled = await Promise.allSettled(SHELLS.map(([, batch]) => batch(BATCH)));
-  SHELLS.forEach(([name], i) => answers.set(name, settled[i] as PromiseSettledResult<Completed[]>));
-  requestsAfter = await requestCount();
-}, 300_000);
-
-afterAll(async () => {
-  await sandbox?.stop();
-  sandboxConfig?.cleanup();
-});
-
-/** What `shell` answered for `line`; its error if the shell failed. */
-function answer(shell: string, line: Line): Completed {
-  const settled = answers.get(shell);
-  if (settled === undefined) throw new Error(`${shell} did not run`);
-  if (settled.status === 'rejected') throw settled.reason;
-  const got = settled.value[BATCH.indexOf(line)];
-  if (got === undefined) throw new Error(`${shell} gave no answer for "${line.line}"`);
-  if (got.stderr !== undefined) expect(got.stderr, `stderr of ${shell} completing "${line.line}"`).toBe(shell === 'bash' ? 'complete -F _hostctl_complete hostctl\n' : '');
-  if (got.status !== undefined) expect(got.status, `status of the completion of "${line.line}"`).toBe(0);
-  return got;
-}
-
 /** The candidates alone (fish prints a description after a tab). */
 const candidates = (c: Completed) => c.raw.map((l) => l.split('\t')[0] ?? '');
 
 describe.runIf(mustRun || !absent.has('fish'))('names beside IDs in fish', () => {
-  it('shows the name seen for each ID as its description', () => {
+  test('shows the name seen for each ID as its description', ({ shells }) => {
     const line = CASES.find((c) => c.line.line === 'hostctl apps get ap-7f3k-')?.line;
     if (line === undefined) throw new Error('the case of "hostctl apps get ap-7f3k-" is gone');
     for (const shell of ['fish (source file)', 'fish (hostctl completion fish | source)']) {
-      expect(sorted(answer(shell, line).raw), shell).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
+      expect(sorted(answer(shells, shell, line).raw), shell).toEqual(['ap-7f3k-b001', 'ap-7f3k-x2q9\tweb']);
     }
   });
 });
@@ -331,35 +330,32 @@ describe.runIf(mustRun || !absent.has('bash'))('bash inserts every candidate quo
   // COMPREPLY holds as it is, and Enter would run it.
   const HOSTILE = ['staging;touch pwned;', "it's $(touch pwned2)", 'a b', 'x`touch pwned3`', 'plain-name_1'];
 
-  it('each candidate, read back as the shell reads the line, is the name itself, and runs nothing', async () => {
-    const dir = tmpDir('hostctl-bash-quote-');
-    try {
-      const config = join(dir.path, 'config');
-      const cwd = join(dir.path, 'cwd');
-      mkdirSync(config);
-      mkdirSync(cwd);
-      writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(HOSTILE.map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
-      const script = [
-        'source "$1"',
-        'COMP_WORDS=(hostctl --profile ""); COMP_CWORD=2',
-        '_hostctl_complete',
-        // What the line holds after the candidate is inserted, read as bash reads it.
-        'for c in "${COMPREPLY[@]}"; do eval "set -- $c"; printf "%s\\n" "$1"; done',
-      ].join('\n');
-      const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd });
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      expect(sorted(r.stdout.split('\n').filter(Boolean))).toEqual(sorted(['default', ...HOSTILE]));
-      expect(readdirSync(cwd)).toEqual([]);
-    } finally {
-      dir.cleanup();
-    }
+  test('each candidate, read back as the shell reads the line, is the name itself, and runs nothing', async ({ completion, newDir }) => {
+    const dir = newDir('hostctl-bash-quote-');
+    const config = join(dir, 'config');
+    const cwd = join(dir, 'cwd');
+    mkdirSync(config);
+    mkdirSync(cwd);
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(HOSTILE.map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
+    const script = [
+      'source "$1"',
+      'COMP_WORDS=(hostctl --profile ""); COMP_CWORD=2',
+      '_hostctl_complete',
+      // What the line holds after the candidate is inserted, read as bash reads it.
+      'for c in "${COMPREPLY[@]}"; do eval "set -- $c"; printf "%s\\n" "$1"; done',
+    ].join('\n');
+    const r = await runProcess('bash', ['--norc', '--noprofile', '-c', script, 'bash', join(SCRIPTS, 'hostctl.bash')], { env: completion.shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(sorted(r.stdout.split('\n').filter(Boolean))).toEqual(sorted(['default', ...HOSTILE]));
+    expect(readdirSync(cwd)).toEqual([]);
   });
 });
 
 // zsh quotes what it inserts itself (compadd and _describe without -Q): a Tab in a real
 // zsh line editor, then the word read back as zsh reads the line ((z) splits it, (Q)
-// removes the quoting). The driver waits for markers, not for time.
+// removes the quoting). The driver waits for markers, not for time; the key that shows the
+// line is Ctrl-Y, which begins no other binding (after Ctrl-X, a prefix, zle waits for more).
 const ZSH_INSERT_DRIVER = [
   'zmodload zsh/zpty || exit 3',
   'fpathdir=$1 dump=$2',
@@ -367,9 +363,9 @@ const ZSH_INSERT_DRIVER = [
   'zpty z zsh -f -i',
   `zpty -w z "PROMPT='' RPROMPT='' PS2=''"`,
   'zpty -w z "fpath=($fpathdir:q \\$fpath); autoload -Uz compinit; compinit -u -d $dump:q"',
-  `zpty -w z 'zstyle ":completion:*" insert-tab false; __show() { local w=(\${(z)BUFFER}); print -r -- "<<""W>>\${(Q)w[3]}<<""END>>"; BUFFER="" }; zle -N __show; bindkey "^X" __show'`,
+  `zpty -w z 'zstyle ":completion:*" insert-tab false; __show() { local w=(\${(z)BUFFER}); print -r -- "<<""W>>\${(Q)w[3]}<<""END>>"; BUFFER="" }; zle -N __show; bindkey "^Y" __show'`,
   'for prefix in "$@"; do',
-  `  zpty -w -n z "hostctl --profile $prefix"$'\\t\\C-x'`,
+  `  zpty -w -n z "hostctl --profile $prefix"$'\\t\\C-y'`,
   "  out=''",
   `  while zpty -r z line; do out+=$line; [[ $out == *'<<W>>'*'<<END>>'* ]] && break; done`,
   `  print -r -- "\${\${out##*<<W>>}%%<<END>>*}"`,
@@ -381,39 +377,35 @@ const ZSH_INSERT_DRIVER = [
 describe.runIf(mustRun || !absent.has('zsh'))('zsh inserts every candidate quoted for the shell', () => {
   const HOSTILE: Record<string, string> = { stag: 'staging;touch pwned;', it: "it's $(touch pwned2)", x: 'x`touch pwned3`', a: 'a b' };
 
-  it('the inserted word, read back as zsh reads the line, is the name itself', async () => {
-    const dir = tmpDir('hostctl-zsh-quote-');
-    try {
-      const config = join(dir.path, 'config');
-      mkdirSync(config);
-      writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(Object.values(HOSTILE).map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
-      const driver = join(dir.path, 'driver.zsh');
-      writeFileSync(driver, ZSH_INSERT_DRIVER);
-      const r = await runProcess('zsh', ['-f', driver, SCRIPTS, join(dir.path, 'zcompdump'), ...Object.keys(HOSTILE)], { env: shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd: dir.path, timeoutMs: 60_000 });
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      expect(r.stdout.split('\n').filter(Boolean)).toEqual(Object.values(HOSTILE));
-      expect(readdirSync(dir.path).filter((f) => f.startsWith('pwned'))).toEqual([]);
-    } finally {
-      dir.cleanup();
-    }
+  test('the inserted word, read back as zsh reads the line, is the name itself', async ({ completion, newDir }) => {
+    const dir = newDir('hostctl-zsh-quote-');
+    const config = join(dir, 'config');
+    mkdirSync(config);
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: Object.fromEntries(Object.values(HOSTILE).map((n) => [n, { baseUrl: 'https://api.example.invalid/v1' }])) }));
+    const driver = join(dir, 'driver.zsh');
+    writeFileSync(driver, ZSH_INSERT_DRIVER);
+    const r = await runProcess('zsh', ['-f', driver, SCRIPTS, join(dir, 'zcompdump'), ...Object.keys(HOSTILE)], { env: completion.shellEnv({ HOSTCTL_CONFIG_DIR: config }), cwd: dir, timeoutMs: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(Object.values(HOSTILE));
+    expect(readdirSync(dir).filter((f) => f.startsWith('pwned'))).toEqual([]);
   });
 });
 
 describe.each(SKIPPED)('completion in %s', () => {
-  it.skip('is skipped: the shell is not installed here', () => undefined);
+  test.skip('is skipped: the shell is not installed here', () => undefined);
 });
 
 describe.each(SHELLS.map(([name]) => name))('completion in %s', (name) => {
   for (const c of CASES) {
-    it(`${c.title}: "${c.line.line}"`, () => {
-      const got = candidates(answer(name, c.line));
+    test(`${c.title}: "${c.line.line}"`, ({ shells }) => {
+      const got = candidates(answer(shells, name, c.line));
       expect(c.unordered ? sorted(got) : got).toEqual(c.want(name));
     });
   }
 
-  it('offers the app IDs listed before from hostctl sandbox', () => {
-    expect(sorted(candidates(answer(name, SANDBOX_LINE)))).toEqual(expect.arrayContaining(listed));
+  test('offers the app IDs listed before from hostctl sandbox', ({ shells }) => {
+    expect(sorted(candidates(answer(shells, name, shells.sandboxLine)))).toEqual(expect.arrayContaining(shells.listed));
   });
 });
 
@@ -488,74 +480,72 @@ const NETWORK_BUILTINS = /^NativeModule (http|https|net|tls|dns|http2)$/;
 const COMPLETION_MARKER = 'the profile used without --profile';
 
 describe('__complete loads only what it needs', () => {
-  it('loads none of undici, ora, conf or the keychain module, and no network built-in', async () => {
-    const dir = tmpDir();
-    try {
-      // Run 1, as a Tab press runs: the CommonJS files and the built-ins it loads.
-      const preload = join(dir.path, 'preload.cjs');
-      const cjsLog = join(dir.path, 'cjs.json');
-      writeFileSync(preload, preloadScript(cjsLog));
-      const plain = await runProcess(process.execPath, ['--require', preload, BIN, '__complete', 'apps', 'get', ''], { env: shellEnv() });
-      expect(values(plain)).toEqual(PROD_APPS);
-      const cjs = readLoaded(cjsLog);
+  test('loads none of undici, ora, conf or the keychain module, and no network built-in', async ({ completion, newDir }) => {
+    const dir = newDir();
+    // Run 1, as a Tab press runs: the CommonJS files and the built-ins it loads.
+    const preload = join(dir, 'preload.cjs');
+    const cjsLog = join(dir, 'cjs.json');
+    writeFileSync(preload, preloadScript(cjsLog));
+    const plain = await runProcess(process.execPath, ['--require', preload, BIN, '__complete', 'apps', 'get', ''], { env: completion.shellEnv() });
+    expect(values(plain)).toEqual(PROD_APPS);
+    const cjs = readLoaded(cjsLog);
 
-      // Run 2, under an ES module loader hook: any ES module the completion imports. (The
-      // hook's own machinery loads node:net, so the built-ins are judged by run 1 alone.)
-      const esmLog = join(dir.path, 'esm.txt');
-      writeFileSync(esmLog, '');
-      writeFileSync(
-        join(dir.path, 'hooks.mjs'),
-        `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(esmLog)}, url + '\\n');\n  return next(url, context);\n}\n`,
-      );
-      writeFileSync(join(dir.path, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir.path, 'hooks.mjs')).href)});\n`);
-      const hooked = await runProcess(process.execPath, ['--import', join(dir.path, 'register.mjs'), BIN, '__complete', 'apps', 'get', ''], { env: shellEnv() });
-      expect(values(hooked)).toEqual(PROD_APPS);
-      const esm = readFileSync(esmLog, 'utf8').split('\n').filter(Boolean);
+    // Run 2, under an ES module loader hook: any ES module the completion imports. (The
+    // hook's own machinery loads node:net, so the built-ins are judged by run 1 alone.)
+    const esmLog = join(dir, 'esm.txt');
+    writeFileSync(esmLog, '');
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(esmLog)}, url + '\\n');\n  return next(url, context);\n}\n`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+    const hooked = await runProcess(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, '__complete', 'apps', 'get', ''], { env: completion.shellEnv() });
+    expect(values(hooked)).toEqual(PROD_APPS);
+    const esm = readFileSync(esmLog, 'utf8').split('\n').filter(Boolean);
 
-      // The observers saw the run: the entry in both, and the usual built-ins in run 1.
-      expect(cjs.files).toContain(BIN);
-      expect(esm).toContain(pathToFileURL(BIN).href);
-      expect(cjs.builtins).toContain('NativeModule fs');
+    // The observers saw the run: the entry in both, and the usual built-ins in run 1.
+    expect(cjs.files).toContain(BIN);
+    expect(esm).toContain(pathToFileURL(BIN).href);
+    expect(cjs.builtins).toContain('NativeModule fs');
 
-      const files = [...new Set([...cjs.files, ...esm.filter((u) => u.startsWith('file:')).map((u) => new URL(u).pathname)])].filter((f) => f !== preload);
-      const code = files.map((f) => readFileSync(f, 'utf8'));
-      expect(readFileSync(join(ROOT, 'src', 'commands', 'complete.ts'), 'utf8')).toContain(COMPLETION_MARKER);
-      expect(
-        files.filter((_f, i) => code[i]?.includes(COMPLETION_MARKER)),
-        'a file holding the completion engine was loaded',
-      ).not.toEqual([]);
-      expect(files.filter((f) => f.includes('/node_modules/'))).toEqual([]);
-      expect(cjs.builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual([]);
-      expect(esm.filter((u) => /^node:(http|https|net|tls|dns|http2)$/.test(u))).toEqual([]);
+    const files = [...new Set([...cjs.files, ...esm.filter((u) => u.startsWith('file:')).map((u) => new URL(u).pathname)])].filter((f) => f !== preload);
+    const code = files.map((f) => readFileSync(f, 'utf8'));
+    expect(readFileSync(join(ROOT, 'src', 'commands', 'complete.ts'), 'utf8')).toContain(COMPLETION_MARKER);
+    expect(
+      files.filter((_f, i) => code[i]?.includes(COMPLETION_MARKER)),
+      'a file holding the completion engine was loaded',
+    ).not.toEqual([]);
+    expect(files.filter((f) => f.includes('/node_modules/'))).toEqual([]);
+    expect(cjs.builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual([]);
+    expect(esm.filter((u) => /^node:(http|https|net|tls|dns|http2)$/.test(u))).toEqual([]);
 
-      const all = code.join('\n');
-      for (const { pkg, marker } of FORBIDDEN) {
-        expect(packageContains(join(ROOT, 'node_modules', pkg), marker), `${pkg} contains its marker`).toBe(true);
-        expect(all.includes(marker), `${pkg} is loaded by __complete`).toBe(false);
-      }
-      // The scan can see a bundled dependency: ora is bundled into dist/ and found there.
-      const dist = readdirSync(join(ROOT, 'dist', 'chunks')).map((f) => readFileSync(join(ROOT, 'dist', 'chunks', f), 'utf8'));
-      expect(dist.some((text) => text.includes('There is no built-in spinner named'))).toBe(true);
-      // And the preload sees a network built-in when one is loaded.
-      const netLog = join(dir.path, 'net.json');
-      writeFileSync(preload, preloadScript(netLog));
-      const net = await runProcess(process.execPath, ['--require', preload, '-e', "require('node:net')"]);
-      expect(net.code).toBe(0);
-      expect(readLoaded(netLog).builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual(['NativeModule net']);
-    } finally {
-      dir.cleanup();
+    const all = code.join('\n');
+    for (const { pkg, marker } of FORBIDDEN) {
+      expect(packageContains(join(ROOT, 'node_modules', pkg), marker), `${pkg} contains its marker`).toBe(true);
+      expect(all.includes(marker), `${pkg} is loaded by __complete`).toBe(false);
     }
+    // The scan can see a bundled dependency: ora is bundled into dist/ and found there.
+    const dist = readdirSync(join(ROOT, 'dist', 'chunks')).map((f) => readFileSync(join(ROOT, 'dist', 'chunks', f), 'utf8'));
+    expect(dist.some((text) => text.includes('There is no built-in spinner named'))).toBe(true);
+    // And the preload sees a network built-in when one is loaded.
+    const netLog = join(dir, 'net.json');
+    writeFileSync(preload, preloadScript(netLog));
+    const net = await runProcess(process.execPath, ['--require', preload, '-e', "require('node:net')"]);
+    expect(net.code).toBe(0);
+    expect(readLoaded(netLog).builtins.filter((m) => NETWORK_BUILTINS.test(m))).toEqual(['NativeModule net']);
   });
 });
 
 // --- against the sandbox ----------------------------------------------------------
 
 describe('completion against hostctl sandbox', () => {
-  it('sees no request while every shell completes, nor from __complete itself', async () => {
-    expect(requestsBefore).toBeGreaterThan(0);
-    expect([...answers.values()].map((a) => a.status)).toEqual(SHELLS.map(() => 'fulfilled'));
-    expect(requestsAfter).toBe(requestsBefore);
-    expect(values(await engine(['apps', 'get', ''], sandboxEnv()))).toEqual(expect.arrayContaining(listed));
-    expect(await requestCount()).toBe(requestsBefore);
+  test('sees no request while every shell completes, nor from __complete itself', async ({ shells, completion, sandbox }) => {
+    expect(shells.requestsBefore).toBeGreaterThan(0);
+    expect([...shells.answers.values()].map((a) => a.status)).toEqual(SHELLS.map(() => 'fulfilled'));
+    expect(shells.requestsAfter).toBe(shells.requestsBefore);
+    // A Tab press through the built CLI, as the shells' scripts make it.
+    const tab = await runCli(['__complete', 'apps', 'get', ''], { env: completion.shellEnv(shells.sandboxEnv) });
+    expect(values(tab)).toEqual(expect.arrayContaining(shells.listed));
+    expect(await requestCount(sandbox)).toBe(shells.requestsBefore);
   });
 });

@@ -7,9 +7,8 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { NO_PROXY_ENV } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { e2eTest, type Env } from '../support/fixtures.js';
 
 const PASSWORD = 'pr0xy-s3cret';
 const TOKEN = 'hctl_proxy_e2e_token_0123456789';
@@ -26,11 +25,17 @@ interface Proxy {
 
 type Behaviour = (socket: Socket) => void;
 
-const BEHAVIOURS: Record<string, Behaviour> = {
-  'closes the connection after CONNECT': (socket) => socket.destroy(),
-  'stalls after CONNECT': () => undefined,
-  'answers 407': (socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n'),
-  'answers 502': (socket) => socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n'),
+/** What the proxy does after each CONNECT, and, where it is its own, what hostctl then says (the proxy's port given). */
+const BEHAVIOURS: Record<string, { behaviour: Behaviour; says?: (port: number) => string }> = {
+  'closes the connection after CONNECT': { behaviour: (socket) => socket.destroy() },
+  'stalls after CONNECT': {
+    behaviour: () => undefined,
+    says: (port) => `hostctl: No answer from api.example.invalid:443 through the proxy 127.0.0.1:${port} (HTTPS_PROXY) within 1s`,
+  },
+  'answers 407': {
+    behaviour: (socket) => socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\nContent-Length: 0\r\n\r\n'),
+  },
+  'answers 502': { behaviour: (socket) => socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n') },
 };
 
 async function startProxy(behaviour: Behaviour): Promise<Proxy> {
@@ -67,32 +72,34 @@ async function startProxy(behaviour: Behaviour): Promise<Proxy> {
   };
 }
 
-describe('a proxy that misbehaves ends hostctl (exit 6) after at most --retries+1 CONNECTs', () => {
-  let home: { path: string; cleanup(): void };
-  let proxy: Proxy | undefined;
-  beforeAll(() => {
-    home = tmpDir('hostctl-proxy-');
-  });
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(() => home?.cleanup());
-
-  const run = (args: string[], env: Record<string, string | undefined>): Promise<RunResult> =>
-    runCli(['--base-url', TARGET, ...args], {
-      env: { ...NO_PROXY_ENV, HOME: home.path, HOSTCTL_CONFIG_DIR: `${home.path}/config`, XDG_STATE_HOME: undefined, XDG_CACHE_HOME: `${home.path}/cache`, HOSTCTL_TOKEN: TOKEN, ...env },
-      // A hang shows as this timeout, not as a wrong count: hostctl's own --timeout is 1 s.
-      timeoutMs: 25_000,
+const test = e2eTest()
+  .extend('runEnv', (): Env => ({ HOSTCTL_TOKEN: TOKEN }))
+  // A hang shows as this timeout, not as a wrong count: hostctl's own --timeout is 1 s.
+  .extend('runOptions', () => ({ timeoutMs: 25_000 }))
+  // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+  .extend('proxy', ({}, { onCleanup }) => {
+    const proxies: Proxy[] = [];
+    onCleanup(async () => {
+      for (const p of proxies) await p.close();
     });
+    /** A proxy on loopback that does `behaviour` after each CONNECT; closed after the test. */
+    return async (behaviour: Behaviour): Promise<Proxy> => {
+      const p = await startProxy(behaviour);
+      proxies.push(p);
+      return p;
+    };
+  });
 
-  for (const [name, behaviour] of Object.entries(BEHAVIOURS)) {
+// Side by side: a proxy that stalls waits out its --timeout.
+describe.concurrent('a proxy that misbehaves ends hostctl (exit 6) after at most --retries+1 CONNECTs', () => {
+  for (const [name, { behaviour, says }] of Object.entries(BEHAVIOURS)) {
     for (const retries of [0, 2]) {
-      it(`${name}, --retries ${retries}`, async () => {
-        proxy = await startProxy(behaviour);
-        const r = await run(['apps', 'list', '--retries', String(retries), '--timeout', '1'], { HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:${proxy.port}` });
+      test(`${name}, --retries ${retries}`, async ({ proxy: startOne, hostctl }) => {
+        const proxy = await startOne(behaviour);
+        const r = await hostctl(['--base-url', TARGET, 'apps', 'list', '--retries', String(retries), '--timeout', '1'], { HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:${proxy.port}` });
         expect(r.code, r.stderr).toBe(6);
         expect(r.stderr).toMatch(/^hostctl: /);
+        if (says) expect(r.stderr).toContain(says(proxy.port));
         expect(r.stderr).toContain(`127.0.0.1:${proxy.port}`);
         expect(r.stderr).toContain('HTTPS_PROXY');
         expect(r.stderr).not.toContain(PASSWORD);
@@ -107,23 +114,16 @@ describe('a proxy that misbehaves ends hostctl (exit 6) after at most --retries+
     }
   }
 
-  it('a proxy that stalls: the message is the timeout, through that proxy', async () => {
-    proxy = await startProxy(BEHAVIOURS['stalls after CONNECT']!);
-    const r = await run(['apps', 'list', '--retries', '0', '--timeout', '1'], { HTTPS_PROXY: `http://corp-user:${PASSWORD}@127.0.0.1:${proxy.port}` });
-    expect(r.code).toBe(6);
-    expect(r.stderr).toContain(`hostctl: No answer from api.example.invalid:443 through the proxy 127.0.0.1:${proxy.port} (HTTPS_PROXY) within 1s`);
-  });
-
-  it('a proxy that asks for credentials: the message says so and points at the variable', async () => {
-    proxy = await startProxy(BEHAVIOURS['answers 407']!);
-    const r = await run(['apps', 'list'], { https_proxy: `127.0.0.1:${proxy.port}` });
+  test('a proxy that asks for credentials: the message says so and points at the variable', async ({ proxy: startOne, hostctl }) => {
+    const proxy = await startOne(BEHAVIOURS['answers 407']!.behaviour);
+    const r = await hostctl(['--base-url', TARGET, 'apps', 'list'], { https_proxy: `127.0.0.1:${proxy.port}` });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain(`hostctl: The proxy 127.0.0.1:${proxy.port} (https_proxy) asks for credentials (407)`);
     expect(r.stderr).toContain('Check the user name and password in https_proxy');
   });
 
-  it('a malformed HTTPS_PROXY is a usage error naming the variable, its password masked, nothing sent', async () => {
-    const r = await run(['apps', 'list'], { HTTPS_PROXY: `http://corp-user:${PASSWORD}@proxy host:80` });
+  test('a malformed HTTPS_PROXY is a usage error naming the variable, its password masked, nothing sent', async ({ hostctl }) => {
+    const r = await hostctl(['--base-url', TARGET, 'apps', 'list'], { HTTPS_PROXY: `http://corp-user:${PASSWORD}@proxy host:80` });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`hostctl: HTTPS_PROXY is not a valid proxy URL: http://corp-user:****@proxy host:80.\nSet HTTPS_PROXY to a URL such as http://proxy.example.com:3128, or unset it.\n`);
   });

@@ -5,40 +5,19 @@
 // 100-column tables and help; what hostctl decides on a terminal is tested in-process on a
 // fake one (test/cli/output.test.ts, watch.test.ts).
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, isolated, runCli, runInPty, runProcess, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { describe, expect } from 'vitest';
+import { BIN, isolated, runProcess, sandboxAdmin, type RunResult } from '../support/cli.js';
+import { platformOf } from '../support/servers.js';
+import { shown, terminalTest } from '../support/terminal.js';
 
-let sandbox: LocalSandbox;
-let config: { path: string; cleanup(): void };
-beforeAll(async () => {
-  sandbox = await startSandboxHere({ rateLimit: 100_000 });
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-beforeEach(() => {
-  config = tmpDir('hostctl-ptyw-config-');
-});
-afterEach(() => config.cleanup());
-
-// CI=true turns spinners off (see IO); these are about a person's terminal.
-const env = () => ({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined });
-
-/** What the terminal shows: no escape sequences, no carriage returns. */
-const shown = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-
-/** The first `n` apps as tsv (publicId, status), as a script would read them. */
-async function firstApps(n: number): Promise<string[][]> {
-  const r = await runCli(['apps', 'list', '--limit', String(n), '-o', 'tsv', '--fields', 'publicId,status'], { env: env() });
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
-}
+const test = terminalTest({ sandbox: ['--rate-limit', '100000'], runOnSandbox: true })
+  // The first `n` apps as the platform lists them (publicId, status), read from the sandbox itself.
+  .extend('firstApps', ({ sandbox }) => async (n: number): Promise<string[][]> => (await platformOf(sandbox).all('apps')).slice(0, n).map((a) => [String(a.publicId), String(a.status)]));
 
 describe('widths from the pty itself', () => {
-  it.each([30, 45, 80])('at %i columns a table fits, every public ID whole', async (columns) => {
+  test.for([30, 45, 80])('at %i columns a table fits, every public ID whole', async (columns, { pty, firstApps }) => {
     const ids = (await firstApps(6)).map(([id]) => id);
-    const r = await runInPty(['apps', 'list', '--limit', '6', '-q'], { env: env(), columns });
+    const r = await pty(['apps', 'list', '--limit', '6', '-q'], {}, { columns });
     expect(r.code, r.stdout).toBe(0);
     const lines = shown(r.stdout).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^PUBLIC ID\b/);
@@ -47,9 +26,9 @@ describe('widths from the pty itself', () => {
     lines.slice(1).forEach((line, n) => expect(line.split(/\s+/)[0]).toBe(ids[n]));
   });
 
-  it.each([40, 100])('at %i columns the detail view of one object fits, its ID whole', async (columns) => {
+  test.for([40, 100])('at %i columns the detail view of one object fits, its ID whole', async (columns, { pty, firstApps }) => {
     const [[id]] = (await firstApps(1)) as [[string]];
-    const r = await runInPty(['apps', 'get', id, '-q'], { env: env(), columns });
+    const r = await pty(['apps', 'get', id, '-q'], {}, { columns });
     expect(r.code, r.stdout).toBe(0);
     const lines = shown(r.stdout).trimEnd().split('\n');
     // Key and value, one field a line: the public ID among them, whole.
@@ -58,8 +37,8 @@ describe('widths from the pty itself', () => {
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
   });
 
-  it('colour and the page spinner on a terminal; no colour with NO_COLOR or --no-color, no spinner with NO_COLOR or -q; the same rows', async () => {
-    const coloured = await runInPty(['apps', 'list', '--limit', '6'], { env: env() });
+  test('colour and the page spinner on a terminal; no colour with NO_COLOR or --no-color, no spinner with NO_COLOR or -q; the same rows', async ({ pty }) => {
+    const coloured = await pty(['apps', 'list', '--limit', '6']);
     expect(coloured.code, coloured.stdout).toBe(0);
     expect(coloured.stdout).toMatch(/\u001b\[3\dm/);
     // The page spinner, on the same terminal (stderr), before the rows.
@@ -70,7 +49,7 @@ describe('widths from the pty itself', () => {
       [['apps', 'list', '--limit', '6', '--no-color'], {}],
       [['apps', 'list', '--limit', '6', '-q'], { NO_COLOR: '1' }],
     ] as const) {
-      const r = await runInPty([...args], { env: { ...env(), ...extra } });
+      const r = await pty([...args], extra);
       expect(r.code, r.stdout).toBe(0);
       // No colour, no spinner (ora's frames, its hidden cursor): only the rows.
       expect(r.stdout, `${args.join(' ')} ${JSON.stringify(extra)}`).not.toMatch(/\u001b\[(3\d|9\d|\?25l)/);
@@ -80,9 +59,12 @@ describe('widths from the pty itself', () => {
 });
 
 describe('--watch on a terminal that is resized', () => {
-  it('the drawing after the terminal shrinks fits the new width, drawn over the old one', { timeout: 60_000 }, async () => {
+  test('the drawing after the terminal shrinks fits the new width, drawn over the old one', { timeout: 60_000 }, async ({ sandbox, ptyEnv, firstApps }) => {
     const apps = await firstApps(4);
     const [id] = apps[0] ?? [];
+    // A token of its own, whose first request is alone in its window: hostctl learns the
+    // window from it and polls at the interval asked for, not at the platform's pace.
+    const token = await sandboxAdmin(sandbox).newToken('resized');
     const quoted = [process.execPath, BIN, 'apps', 'list', '--limit', '4', '--watch', '--interval', '1s', '-q'].map((a) => `'${a}'`).join(' ');
     // hostctl runs in the background of the pty's shell, in its process group: `stty cols`
     // changes the pty's size, and the kernel sends that group SIGWINCH. The shell waits
@@ -90,7 +72,7 @@ describe('--watch on a terminal that is resized', () => {
     const shell = `stty cols 100 rows 50; ${quoted} & p=$!; read -r _; stty cols 50; echo RESIZED; read -r _; kill -TERM $p; wait $p; echo "EXIT=$?"`;
     let step = 0;
     let failed: unknown;
-    const r: RunResult = await runProcess('script', ['-qfec', shell, '/dev/null'], { env: isolated({ TERM: 'xterm-256color', ...env() }), timeoutMs: 50_000 }, (out, stdin) => {
+    const r: RunResult = await runProcess('script', ['-qfec', shell, '/dev/null'], { env: isolated({ TERM: 'xterm-256color', ...ptyEnv({ HOSTCTL_TOKEN: token }) }), timeoutMs: 50_000 }, (out, stdin) => {
       if (step === 0 && /PUBLIC ID[\s\S]*\n[\s\S]*\n[\s\S]*\n[\s\S]*\n/.test(shown(out))) {
         step = 1;
         stdin.write('\r');

@@ -8,57 +8,46 @@
 // are test/e2e/proxy.test.ts's; a server that echoes the token everywhere is
 // test/e2e/token-echo.test.ts's.
 
+/* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from its first parameter, which must be an object pattern: `{}` is "nothing". */
+
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/cli.js';
-import { answer, behaviours, expectCleanFailure, NO_PROXY_ENV, startHostile, type Behaviour, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { e2eTest, type Env } from '../support/fixtures.js';
+import { tmpDir, type RunResult } from '../support/cli.js';
+import { answer, behaviours, expectCleanFailure, startHostile, type Behaviour, type HostileServer } from '../support/hostile-server.js';
 import { opensslUnavailable, selfSignedCert, type TestCert } from '../support/tls.js';
 
 const TOKEN = 'hct_e2e_requestPath_K3v9Qm2Lx8';
 const APPS = '[{"publicId":"ap-path00001","name":"reached"}]';
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-const dirs: { cleanup(): void }[] = [];
-let servers: HostileServer[] = [];
-afterEach(async () => {
-  for (const s of servers) await s.close();
-  servers = [];
-});
-afterAll(() => {
-  for (const d of dirs) d.cleanup();
-});
-
-async function server(behaviour: Behaviour, tls?: TestCert): Promise<HostileServer> {
-  const s = await startHostile(behaviour, tls);
-  servers.push(s);
-  return s;
-}
-
-/** A world of its own: HOME, XDG dirs and config dir, all empty. */
-function newHome(): string {
-  const home = tmpDir('hostctl-path-');
-  dirs.push(home);
-  return home.path;
-}
-
-/** A run in a world of its own, or in `home`'s when a test needs what an earlier run left there. */
-function hostctl(args: string[], env: Record<string, string | undefined> = {}, home = newHome()): Promise<RunResult> {
-  return runCli(args, {
-    env: {
-      ...NO_PROXY_ENV,
-      HOME: home,
-      XDG_CONFIG_HOME: `${home}/.config`,
-      XDG_STATE_HOME: `${home}/.local/state`,
-      XDG_CACHE_HOME: `${home}/.cache`,
-      HOSTCTL_CONFIG_DIR: `${home}/config`,
-      HOSTCTL_TOKEN: TOKEN,
-      ...env,
-    },
-    // A hang shows as this, not as a wrong answer: the runs' own --timeout is 1 s.
-    timeoutMs: 25_000,
+const test = e2eTest()
+  .extend('runEnv', (): Env => ({ HOSTCTL_TOKEN: TOKEN }))
+  // A hang shows as this, not as a wrong answer: the runs' own --timeout is 1 s.
+  .extend('runOptions', () => ({ timeoutMs: 25_000 }))
+  // A run in a config dir of its own (its state and budget), unless the test names the one
+  // an earlier run left.
+  .extend('run', ({ hostctl, newDir }) => (args: string[], env: Env = {}, configDir = newDir('hostctl-path-')): Promise<RunResult> => hostctl(args, { HOSTCTL_CONFIG_DIR: configDir, ...env }))
+  // A server behaving as `behaviour`, over HTTPS with `tls`; stopped after the test.
+  .extend('server', ({}, { onCleanup }) => {
+    const servers: HostileServer[] = [];
+    onCleanup(async () => {
+      for (const s of servers) await s.close();
+    });
+    return async (behaviour: Behaviour, tls?: TestCert): Promise<HostileServer> => {
+      const s = await startHostile(behaviour, tls);
+      servers.push(s);
+      return s;
+    };
+  })
+  // Two certificates, made once for the file: one for loopback's names, and one trusted but
+  // made for another name than the one asked for.
+  .extend('certs', { scope: 'file' }, ({}, { onCleanup }) => {
+    const dir = tmpDir('hostctl-path-tls-');
+    onCleanup(() => dir.cleanup());
+    return { cert: selfSignedCert(dir.path, { dns: ['localhost'], ip: ['127.0.0.1'] }), stranger: selfSignedCert(dir.path, { dns: ['api.example.invalid'] }, 'stranger') };
   });
-}
 
 /** Neither the token nor a long piece of it, in any case, on stdout or stderr. */
 function expectNoToken(r: RunResult): void {
@@ -69,14 +58,14 @@ function expectNoToken(r: RunResult): void {
 
 const authOf = (s: HostileServer) => s.seen.map((r) => r.headers.authorization);
 
-describe('redirects, followed by the built CLI as docs/requests.md says', () => {
-  it('a same-origin 301, 302, 307 and 308 are followed, each hop with the token', async () => {
+describe.concurrent('redirects, followed by the built CLI as docs/requests.md says', () => {
+  test('a same-origin 301, 302, 307 and 308 are followed, each hop with the token', async ({ server, run }) => {
     for (const status of [301, 302, 307, 308]) {
       const s = await server((req, res) => {
         if (req.url === '/v1/apps') answer(status, { location: '/v1/moved/apps', 'content-length': '0' }, '')(req, res);
         else answer(200, JSON_TYPE, APPS)(req, res);
       });
-      const r = await hostctl(['apps', 'list', '--json', '--base-url', s.baseUrl, '-v']);
+      const r = await run(['apps', 'list', '--json', '--base-url', s.baseUrl, '-v']);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual(JSON.parse(APPS));
       expect(s.seen.map((x) => x.url)).toEqual(['/v1/apps', '/v1/moved/apps']);
@@ -86,14 +75,14 @@ describe('redirects, followed by the built CLI as docs/requests.md says', () => 
     }
   });
 
-  it('a redirect to another origin goes there without the token or the user\'s own headers; its 401 does not mark the token', async () => {
+  test('a redirect to another origin goes there without the token or the user\'s own headers; its 401 does not mark the token', async ({ server, run, newDir }) => {
     const other = await server(answer(401, JSON_TYPE, '{"detail":"who are you?"}'));
     const s = await server((req, res) => {
       if (req.url === '/v1/apps') answer(302, { location: `${other.origin}/v1/apps`, 'content-length': '0' }, '')(req, res);
       else answer(200, JSON_TYPE, APPS)(req, res);
     });
-    const home = newHome();
-    const r = await hostctl(['api', '/apps', '-H', 'X-Api-Key: k-secret-1', '--base-url', s.baseUrl, '-v'], {}, home);
+    const config = newDir('hostctl-path-');
+    const r = await run(['api', '/apps', '-H', 'X-Api-Key: k-secret-1', '--base-url', s.baseUrl, '-v'], {}, config);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(`hostctl: A redirect led to ${other.origin}, which asks for credentials (401); hostctl sends the token only to the base URL's origin.`);
     expect(r.stderr).toContain('(another origin: without the token)');
@@ -105,37 +94,37 @@ describe('redirects, followed by the built CLI as docs/requests.md says', () => 
     expect(other.seen[0]?.headers['user-agent']).toMatch(/^hostctl\//);
     expectNoToken(r);
     // The token is not marked rejected: the next run sends it to the base URL again.
-    const again = await hostctl(['api', '/other', '--base-url', s.baseUrl], {}, home);
+    const again = await run(['api', '/other', '--base-url', s.baseUrl], {}, config);
     expect(again.code, again.stderr).toBe(0);
     expect(s.seen.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
-  it('a redirect to plain http on a host that is not loopback, or to another scheme, is refused (exit 1), nothing sent on', async () => {
+  test('a redirect to plain http on a host that is not loopback, or to another scheme, is refused (exit 1), nothing sent on', async ({ server, run }) => {
     for (const [location, says] of [
       ['http://api.example.invalid/v1/apps', 'The API redirected to plain http (http://api.example.invalid); hostctl refuses to follow, so that nothing travels unencrypted.'],
       ['file:///etc/passwd', 'The API redirected to a file: address; hostctl follows http(s) redirects only.'],
     ] as const) {
       const s = await server(answer(302, { location, 'content-length': '0' }, ''));
-      const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl]);
+      const r = await run(['apps', 'list', '--base-url', s.baseUrl]);
       expectCleanFailure(r, 1, TOKEN);
       expect(r.stderr).toContain(`hostctl: ${says}`);
       expect(s.seen).toHaveLength(1);
     }
   });
 
-  it('more than 5 redirects: stopped after the sixth answer (exit 1)', async () => {
+  test('more than 5 redirects: stopped after the sixth answer (exit 1)', async ({ server, run }) => {
     let n = 0;
     const s = await server((req, res) => answer(302, { location: `/v1/apps?hop=${++n}`, 'content-length': '0' }, '')(req, res));
-    const r = await hostctl(['apps', 'list', '--base-url', s.baseUrl]);
+    const r = await run(['apps', 'list', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 1, TOKEN);
     expect(r.stderr).toContain('hostctl: The API redirected more than 5 times for GET /v1/apps; hostctl stopped following.');
     expect(s.seen).toHaveLength(6);
   });
 
-  it('a POST: 307 to another origin is not followed (its body would go there); 303 on the same origin goes on as a GET without the body', async () => {
+  test('a POST: 307 to another origin is not followed (its body would go there); 303 on the same origin goes on as a GET without the body', async ({ server, run }) => {
     const other = await server(behaviours.ok);
     const cross = await server(answer(307, { location: `${other.origin}/v1/apps`, 'content-length': '0' }, ''));
-    const refused = await hostctl(['api', '/apps', '-X', 'POST', '-f', 'name=secret-app', '--base-url', cross.baseUrl]);
+    const refused = await run(['api', '/apps', '-X', 'POST', '-f', 'name=secret-app', '--base-url', cross.baseUrl]);
     expectCleanFailure(refused, 1, TOKEN);
     expect(refused.stderr).toContain(`hostctl: The API redirected POST /v1/apps to another origin (${other.origin}) with 307, which would resend the request body there; hostctl does not follow.`);
     expect(other.seen).toEqual([]);
@@ -150,7 +139,7 @@ describe('redirects, followed by the built CLI as docs/requests.md says', () => 
         else answer(200, JSON_TYPE, '{"publicId":"ap-path00001","name":"made"}')(req, res);
       });
     });
-    const made = await hostctl(['api', '/apps', '-X', 'POST', '-f', 'name=made', '--base-url', same.baseUrl]);
+    const made = await run(['api', '/apps', '-X', 'POST', '-f', 'name=made', '--base-url', same.baseUrl]);
     expect(made.code, made.stderr).toBe(0);
     expect(JSON.parse(made.stdout)).toEqual({ publicId: 'ap-path00001', name: 'made' });
     expect(same.seen.map((x) => `${x.method} ${x.url}`)).toEqual(['POST /v1/apps', 'GET /v1/apps/ap-path00001']);
@@ -164,21 +153,11 @@ const noOpenssl = opensslUnavailable();
 if (noOpenssl) console.warn(`request-path TLS tests skipped: ${noOpenssl}`);
 
 describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never the token', () => {
-  let pki: { path: string; cleanup(): void };
-  let cert: TestCert;
-  let stranger: TestCert;
-  beforeAll(() => {
-    pki = tmpDir('hostctl-path-tls-');
-    dirs.push(pki);
-    cert = selfSignedCert(pki.path, { dns: ['localhost'], ip: ['127.0.0.1'] });
-    // Trusted, but made for another name than the one asked for.
-    stranger = selfSignedCert(pki.path, { dns: ['api.example.invalid'] }, 'stranger');
-  });
-
-  it('a certificate trusted through NODE_EXTRA_CA_CERTS: the request goes, with the token', async () => {
+  test('a certificate trusted through NODE_EXTRA_CA_CERTS: the request goes, with the token', async ({ server, run, certs }) => {
+    const { cert } = certs;
     const s = await server(behaviours.ok, cert);
     for (const host of ['localhost', '127.0.0.1']) {
-      const r = await hostctl(['apps', 'list', '--json', '--base-url', `https://${host}:${s.port}/v1`], { NODE_EXTRA_CA_CERTS: cert.certFile });
+      const r = await run(['apps', 'list', '--json', '--base-url', `https://${host}:${s.port}/v1`], { NODE_EXTRA_CA_CERTS: cert.certFile });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([{ publicId: 'ap-hostile001', name: 'fine' }]);
       expect(r.stderr).toBe('');
@@ -186,9 +165,10 @@ describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never th
     expect(authOf(s)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
   });
 
-  it('a certificate the run does not trust: exit 6, one sentence, the hint names NODE_EXTRA_CA_CERTS, no request sent', async () => {
+  test('a certificate the run does not trust: exit 6, one sentence, the hint names NODE_EXTRA_CA_CERTS, no request sent', async ({ server, run, certs }) => {
+    const { cert } = certs;
     const s = await server(behaviours.ok, cert);
-    const r = await hostctl(['apps', 'list', '--base-url', `https://localhost:${s.port}/v1`]);
+    const r = await run(['apps', 'list', '--base-url', `https://localhost:${s.port}/v1`]);
     expectCleanFailure(r, 6, TOKEN);
     expect(r.stderr).toMatch(new RegExp(`^hostctl: Could not make a secure connection to localhost:${s.port} \\((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\\): the server's TLS certificate was not accepted\\.\\n`));
     expect(r.stderr).toContain('set NODE_EXTRA_CA_CERTS to its CA certificate file');
@@ -196,12 +176,13 @@ describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never th
     expectNoToken(r);
   });
 
-  it('through a proxy that opens the tunnel: CONNECT with its credentials, TLS inside, the token never in clear on the proxy', async () => {
+  test('through a proxy that opens the tunnel: CONNECT with its credentials, TLS inside, the token never in clear on the proxy', async ({ server, run, certs }) => {
+    const { stranger } = certs;
     // The API host is a name under .invalid that only the proxy resolves: to the test's server.
     const api = await server(behaviours.ok, stranger);
     const tunnel = await tunnelProxy(api.port);
     try {
-      const r = await hostctl(['apps', 'list', '--json', '--base-url', 'https://api.example.invalid/v1', '-v'], {
+      const r = await run(['apps', 'list', '--json', '--base-url', 'https://api.example.invalid/v1', '-v'], {
         NODE_EXTRA_CA_CERTS: stranger.certFile,
         HTTPS_PROXY: `http://corp-user:pr0xy-pw@127.0.0.1:${tunnel.port}`,
       });
@@ -222,9 +203,10 @@ describe.skipIf(noOpenssl !== undefined)('TLS: the certificate decides, never th
     }
   });
 
-  it('a trusted certificate made for another name: exit 6, no request sent', async () => {
+  test('a trusted certificate made for another name: exit 6, no request sent', async ({ server, run, certs }) => {
+    const { stranger } = certs;
     const s = await server(behaviours.ok, stranger);
-    const r = await hostctl(['apps', 'list', '--base-url', `https://localhost:${s.port}/v1`], { NODE_EXTRA_CA_CERTS: stranger.certFile });
+    const r = await run(['apps', 'list', '--base-url', `https://localhost:${s.port}/v1`], { NODE_EXTRA_CA_CERTS: stranger.certFile });
     expectCleanFailure(r, 6, TOKEN);
     expect(r.stderr).toMatch(new RegExp(`^hostctl: Could not make a secure connection to localhost:${s.port} \\(ERR_TLS_CERT_ALTNAME_INVALID\\)`));
     expect(s.seen).toEqual([]);
@@ -301,19 +283,20 @@ async function silentServer(): Promise<{ port: number; connections(): number; cl
   };
 }
 
-describe('--timeout bounds every request of the built CLI', () => {
-  it('a server that takes the request and never answers: exit 6 after one request (a timeout is never resent)', async () => {
+// Side by side: each waits out its own --timeout.
+describe.concurrent('--timeout bounds every request of the built CLI', () => {
+  test('a server that takes the request and never answers: exit 6 after one request (a timeout is never resent)', async ({ server, run }) => {
     const s = await server(behaviours.neverAnswers);
-    const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
+    const r = await run(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 6, TOKEN);
     expect(r.stderr).toBe(`hostctl: No answer from 127.0.0.1:${s.port} within 1s.\nRaise --timeout or try later.\n`);
     expect(s.seen).toHaveLength(1);
   });
 
-  it('an https server that accepts the connection and never starts TLS: the same sentence, exit 6', async () => {
+  test('an https server that accepts the connection and never starts TLS: the same sentence, exit 6', async ({ run }) => {
     const silent = await silentServer();
     try {
-      const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', `https://localhost:${silent.port}/v1`]);
+      const r = await run(['apps', 'list', '--timeout', '1', '--base-url', `https://localhost:${silent.port}/v1`]);
       expectCleanFailure(r, 6, TOKEN);
       expect(r.stderr).toBe(`hostctl: No answer from localhost:${silent.port} within 1s.\nRaise --timeout or try later.\n`);
       expect(silent.connections()).toBe(1);
@@ -322,17 +305,17 @@ describe('--timeout bounds every request of the built CLI', () => {
     }
   });
 
-  it('a body that stalls after its first bytes: exit 6, the message says it stalled part-way, nothing printed', async () => {
+  test('a body that stalls after its first bytes: exit 6, the message says it stalled part-way, nothing printed', async ({ server, run }) => {
     const s = await server((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
       res.write('[{"publicId":"ap-path00001",');
     });
-    const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
+    const r = await run(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
     expectCleanFailure(r, 6, TOKEN);
     expect(r.stderr).toContain(`hostctl: No answer from 127.0.0.1:${s.port} within 1s (the response stalled part-way).\nRaise --timeout or try later.`);
   });
 
-  it('a body that trickles a byte at a time for ever: --timeout covers the whole body, not each chunk', async () => {
+  test('a body that trickles a byte at a time for ever: --timeout covers the whole body, not each chunk', async ({ server, run }) => {
     const timers = new Set<NodeJS.Timeout>();
     const s = await server((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -343,7 +326,7 @@ describe('--timeout bounds every request of the built CLI', () => {
       req.socket.on('close', () => clearInterval(t));
     });
     try {
-      const r = await hostctl(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
+      const r = await run(['apps', 'list', '--timeout', '1', '--base-url', s.baseUrl]);
       expectCleanFailure(r, 6, TOKEN);
       expect(r.stderr).toContain(`hostctl: No answer from 127.0.0.1:${s.port} within 1s (the response stalled part-way)`);
     } finally {

@@ -3,69 +3,50 @@
 // token back everywhere it can — the body of a page, its headers, the Link to the next
 // page, a redirect's Location and an error's text — on stdout, stderr and with -v.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir } from '../support/cli.js';
-import { NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { e2eTest, type Env } from '../support/fixtures.js';
+import type { Behaviour } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2eEcho_Zq81mN4pR7sT2vW9';
 /** How the sink shows it: four stars and its last four. */
 const MASKED = `****${TOKEN.slice(-4)}`;
 
-let server: HostileServer;
+/** Echoes the token it is sent everywhere it can. */
+const echoing: Behaviour = (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const auth = req.headers.authorization ?? '';
+  const echo = auth.replace(/^Bearer /, '');
+  // A redirect that carries the token in its query, and the page it leads to.
+  if (url.pathname === '/v1/apps' && !url.searchParams.has('after') && !url.searchParams.has('moved')) {
+    res.writeHead(302, { location: `/v1/apps?moved=${echo.toUpperCase()}`, 'x-echo': auth, 'content-length': '0' });
+    res.end();
+    return;
+  }
+  if (url.pathname === '/v1/apps' && url.searchParams.has('moved')) {
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'x-echo': auth,
+      link: `</v1/apps?after=${echo}>; rel="next"`,
+    });
+    res.end(JSON.stringify([{ publicId: 'ap-echo00001', name: `first ${echo}`, region: echo.toLowerCase() }]));
+    return;
+  }
+  if (url.pathname === '/v1/apps') {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-echo': echo });
+    res.end(JSON.stringify([{ publicId: 'ap-echo00002', name: `second ${echo}`, region: 'eu' }]));
+    return;
+  }
+  res.writeHead(500, { 'content-type': 'application/problem+json', 'x-echo': auth });
+  res.end(JSON.stringify({ title: `Broken for ${echo}`, detail: `could not use ${auth} (${echo.toLowerCase()})` }));
+};
 
-beforeAll(async () => {
-  server = await startHostile((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const auth = req.headers.authorization ?? '';
-    const echo = auth.replace(/^Bearer /, '');
-    // A redirect that carries the token in its query, and the page it leads to.
-    if (url.pathname === '/v1/apps' && !url.searchParams.has('after') && !url.searchParams.has('moved')) {
-      res.writeHead(302, { location: `/v1/apps?moved=${echo.toUpperCase()}`, 'x-echo': auth, 'content-length': '0' });
-      res.end();
-      return;
-    }
-    if (url.pathname === '/v1/apps' && url.searchParams.has('moved')) {
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'x-echo': auth,
-        link: `</v1/apps?after=${echo}>; rel="next"`,
-      });
-      res.end(JSON.stringify([{ publicId: 'ap-echo00001', name: `first ${echo}`, region: echo.toLowerCase() }]));
-      return;
-    }
-    if (url.pathname === '/v1/apps') {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-echo': echo });
-      res.end(JSON.stringify([{ publicId: 'ap-echo00002', name: `second ${echo}`, region: 'eu' }]));
-      return;
-    }
-    res.writeHead(500, { 'content-type': 'application/problem+json', 'x-echo': auth });
-    res.end(JSON.stringify({ title: `Broken for ${echo}`, detail: `could not use ${auth} (${echo.toLowerCase()})` }));
+const test = e2eTest()
+  .extend('runEnv', (): Env => ({ HOSTCTL_TOKEN: TOKEN }))
+  // The echoing server, with every run of the test aimed at it.
+  .extend('echo', async ({ hostctl, hostile }) => {
+    const server = await hostile(echoing);
+    return (args: string[]) => hostctl(args, { HOSTCTL_BASE_URL: server.baseUrl });
   });
-});
-
-const dirs: { cleanup(): void }[] = [];
-afterAll(async () => {
-  await server.close();
-  for (const d of dirs) d.cleanup();
-});
-
-/** A world of its own for each run: HOME, XDG dirs and config dir, all empty. */
-function env() {
-  const homeDir = tmpDir('echo-home-');
-  const configDir = tmpDir('echo-config-');
-  dirs.push(homeDir, configDir);
-  const home = homeDir.path;
-  return {
-    ...NO_PROXY_ENV,
-    HOME: home,
-    XDG_CONFIG_HOME: `${home}/.config`,
-    XDG_STATE_HOME: `${home}/.local/state`,
-    XDG_CACHE_HOME: `${home}/.cache`,
-    HOSTCTL_CONFIG_DIR: configDir.path,
-    HOSTCTL_TOKEN: TOKEN,
-    HOSTCTL_BASE_URL: server.baseUrl,
-  };
-}
 
 /** No spelling of the token, nor a long piece of it, in `text`. */
 function expectNoToken(text: string, context: string): void {
@@ -77,12 +58,12 @@ function expectNoToken(text: string, context: string): void {
 }
 
 describe('a server that echoes the token, to the built CLI', () => {
-  it.each([
+  test.for([
     ['a table', ['apps', 'list', '--all']],
     ['JSON', ['apps', 'list', '--all', '--json']],
     ['NDJSON', ['apps', 'list', '--all', '-o', 'ndjson']],
-  ])('never prints it in %s on stdout, nor on stderr with -v (body, headers, Link, redirect)', async (_what, args) => {
-    const r = await runCli([...args, '-v'], { env: env() });
+  ] as const)('never prints it in %s on stdout, nor on stderr with -v (body, headers, Link, redirect)', async ([, args], { echo }) => {
+    const r = await echo([...args, '-v']);
     const context = `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
     expect(r.code, context).toBe(0);
     // The echoes did reach the output, masked: the body on stdout, the rest in the -v log.
@@ -96,8 +77,8 @@ describe('a server that echoes the token, to the built CLI', () => {
     expectNoToken(r.stderr, context);
   });
 
-  it.each([[[]], [['-v']], [['--json']]])('never prints it in an error (%j): the title, the detail, the headers', async (extra) => {
-    const r = await runCli(['api', '/broken', ...extra], { env: env() });
+  test.for([[[]], [['-v']], [['--json']]] as const)('never prints it in an error (%j): the title, the detail, the headers', async ([extra], { echo }) => {
+    const r = await echo(['api', '/broken', ...extra]);
     const context = `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
     expect(r.code, context).not.toBe(0);
     expect(`${r.stdout}${r.stderr}`, context).toContain(MASKED);

@@ -8,10 +8,11 @@
 
 import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runProcess, tmpDir, type RunResult } from '../support/cli.js';
-import { cliCopy, type CliCopy } from '../support/cli-copy.js';
-import { behaviours, expectCleanFailure, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { runProcess, type RunResult } from '../support/cli.js';
+import { copyFixture } from '../support/cli-copy.js';
+import { e2eTest, type Env } from '../support/fixtures.js';
+import { behaviours, expectCleanFailure, NO_PROXY_ENV } from '../support/hostile-server.js';
 
 const AS_ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -21,48 +22,37 @@ const TOKEN = 'hc_trustdirstoken00000000000000001';
 
 if (!AS_ROOT) console.log('trust-dirs: the two-user tests need root (to give files to another user); skipped.');
 
-let cli: CliCopy;
-let server: HostileServer;
-let work: { path: string; cleanup(): void };
-
-beforeAll(async () => {
+const test = e2eTest()
   // A copy of the built CLI that the other user can read and run.
-  cli = cliCopy();
-  server = await startHostile(behaviours.ok);
-});
-afterAll(async () => {
-  cli?.cleanup();
-  await server?.close();
-});
-beforeEach(() => {
-  work = tmpDir('hostctl-trustdirs-');
-  chmodSync(work.path, 0o755);
-  server.seen.length = 0;
-});
-afterEach(() => work.cleanup());
-
-/** The built CLI as `nobody`, with a home of its own and this config dir. */
-function asNobody(args: string[], configDir: string, env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  const home = join(work.path, 'home');
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  chownSync(home, NOBODY, NOBODY);
-  const full = { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: configDir, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, XDG_CONFIG_HOME: undefined, ...env };
-  return runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli.bin, ...args], { env: full, cwd: cli.dir });
-}
-
-/** A config dir `owner` made, with a config.json sending the default profile to the test server. */
-function plantedConfig(owner: number, dirMode: number): string {
-  const dir = join(work.path, 'shared', 'hostctl');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.baseUrl } } }), { mode: 0o644 });
-  chownSync(join(dir, 'config.json'), owner, owner);
-  chownSync(dir, owner, owner);
-  chmodSync(dir, dirMode);
-  return dir;
-}
+  .extend('copy', { scope: 'file' }, copyFixture)
+  .extend('server', ({ hostile }) => hostile(behaviours.ok))
+  // The test's directory, which the other user can enter.
+  .extend('work', ({ newDir }) => {
+    const dir = newDir('hostctl-trustdirs-');
+    chmodSync(dir, 0o755);
+    return dir;
+  })
+  /** The built CLI as `nobody`, with a home of its own (in `work`) and this config dir. */
+  .extend('asNobody', ({ copy, work }) => (args: string[], configDir: string, env: Env = {}): Promise<RunResult> => {
+    const home = join(work, 'home');
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    chownSync(home, NOBODY, NOBODY);
+    const full = { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: configDir, HOSTCTL_TOKEN: TOKEN, XDG_STATE_HOME: undefined, XDG_RUNTIME_DIR: undefined, XDG_CONFIG_HOME: undefined, ...env };
+    return runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, copy.bin, ...args], { env: full, cwd: copy.dir });
+  })
+  /** A config dir `owner` made in `work`, with a config.json sending the default profile to the test's server. */
+  .extend('plantedConfig', ({ work, server }) => (owner: number, dirMode: number): string => {
+    const dir = join(work, 'shared', 'hostctl');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { baseUrl: server.baseUrl } } }), { mode: 0o644 });
+    chownSync(join(dir, 'config.json'), owner, owner);
+    chownSync(dir, owner, owner);
+    chmodSync(dir, dirMode);
+    return dir;
+  });
 
 describe.skipIf(!AS_ROOT)('a config dir of another user (two users)', () => {
-  it('one another user owns is refused (exit 2, naming it and the chown), and the token is sent nowhere', async () => {
+  test('one another user owns is refused (exit 2, naming it and the chown), and the token is sent nowhere', async ({ asNobody, plantedConfig, server }) => {
     const dir = plantedConfig(STRANGER, 0o755);
     const r = await asNobody(['apps', 'list'], dir);
     expectCleanFailure(r, 2, TOKEN);
@@ -78,15 +68,15 @@ describe.skipIf(!AS_ROOT)('a config dir of another user (two users)', () => {
     expect(server.seen).toHaveLength(1);
   });
 
-  it('found through XDG_CONFIG_HOME too', async () => {
+  test('found through XDG_CONFIG_HOME too', async ({ asNobody, plantedConfig, server, work }) => {
     const dir = plantedConfig(STRANGER, 0o755);
-    const r = await asNobody(['apps', 'list'], '', { HOSTCTL_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(work.path, 'shared') });
+    const r = await asNobody(['apps', 'list'], '', { HOSTCTL_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(work, 'shared') });
     expectCleanFailure(r, 2, TOKEN);
     expect(r.stderr).toContain(dir);
     expect(server.seen).toHaveLength(0);
   });
 
-  it('one of the user\'s own that others can write is refused, naming the chmod', async () => {
+  test('one of the user\'s own that others can write is refused, naming the chmod', async ({ asNobody, plantedConfig, server }) => {
     const dir = plantedConfig(NOBODY, 0o777);
     const r = await asNobody(['apps', 'list'], dir);
     expectCleanFailure(r, 2, TOKEN);
@@ -96,7 +86,7 @@ describe.skipIf(!AS_ROOT)('a config dir of another user (two users)', () => {
 });
 
 describe.skipIf(!AS_ROOT)('a state.json root left behind (two users)', () => {
-  it('fails closed: exit 4 naming the file and the chown, no token sent, the file still root\'s and unchanged', async () => {
+  test('fails closed: exit 4 naming the file and the chown, no token sent, the file still root\'s and unchanged', async ({ asNobody, plantedConfig, server }) => {
     const dir = plantedConfig(NOBODY, 0o700);
     const state = join(dir, 'state.json');
     const rootState = JSON.stringify({ rejected: { 'some-fingerprint': { at: 1764000000000, status: 401 } }, ids: {}, names: {}, fields: {} });
@@ -113,20 +103,15 @@ describe.skipIf(!AS_ROOT)('a state.json root left behind (two users)', () => {
 });
 
 describe('with SNAP set (snap-packaged terminals)', () => {
-  it('config set replaces config.json by rename (a new file), never rewriting it in place', async () => {
-    const config = tmpDir('hostctl-trustdirs-snap-');
-    try {
-      const file = join(config.path, 'config.json');
-      const run = (value: string) => runProcess(process.execPath, [BIN, 'config', 'set', 'profiles.snap.output', value], { env: { HOSTCTL_CONFIG_DIR: config.path, SNAP: '/snap/hostctl/1', SNAP_NAME: 'hostctl' } });
-      expect((await run('json')).code).toBe(0);
-      const before = statSync(file).ino;
-      const r = await run('tsv');
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ profiles: { snap: { output: 'tsv' } } });
-      // A rewrite in place keeps the inode, and a full disk then leaves a truncated file.
-      expect(statSync(file).ino).not.toBe(before);
-    } finally {
-      config.cleanup();
-    }
+  test('config set replaces config.json by rename (a new file), never rewriting it in place', async ({ hostctl, config }) => {
+    const file = join(config.path, 'config.json');
+    const run = (value: string) => hostctl(['config', 'set', 'profiles.snap.output', value], { SNAP: '/snap/hostctl/1', SNAP_NAME: 'hostctl' });
+    expect((await run('json')).code).toBe(0);
+    const before = statSync(file).ino;
+    const r = await run('tsv');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ profiles: { snap: { output: 'tsv' } } });
+    // A rewrite in place keeps the inode, and a full disk then leaves a truncated file.
+    expect(statSync(file).ino).not.toBe(before);
   });
 });

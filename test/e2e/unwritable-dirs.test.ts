@@ -7,48 +7,17 @@
 
 import { chmodSync, chownSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runProcess, tmpDir, type RunResult } from '../support/cli.js';
-import { cliCopy, type CliCopy } from '../support/cli-copy.js';
-import { answer, expectCleanFailure, NO_PROXY_ENV, startHostile, type HostileServer } from '../support/hostile-server.js';
+import { describe, expect } from 'vitest';
+import { runProcess, type RunResult } from '../support/cli.js';
+import { copyFixture } from '../support/cli-copy.js';
+import { e2eTest, type Env } from '../support/fixtures.js';
+import { answer, expectCleanFailure, NO_PROXY_ENV } from '../support/hostile-server.js';
 
 const TOKEN = 'hct_e2e_UNWRITABLE_token_r4t8';
 const AS_ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;
 
-let copy: CliCopy;
-let server: HostileServer;
-let dirs: { path: string; cleanup(): void }[] = [];
-let config: string;
-let home: string;
-
-beforeAll(async () => {
-  copy = cliCopy();
-  server = await startHostile(answer(401, { 'content-type': 'application/json' }, '{"detail":"bad token"}'));
-});
-afterAll(async () => {
-  copy?.cleanup();
-  await server?.close();
-});
-beforeEach(() => {
-  server.seen.length = 0;
-  const c = tmpDir('hostctl-unwritable-config-');
-  const h = tmpDir('hostctl-unwritable-home-');
-  dirs.push(c, h);
-  config = c.path;
-  home = h.path;
-  // The other user must reach them: searchable by all (the parents are the system's /tmp).
-  for (const d of [config, home]) chmodSync(d, 0o755);
-});
-afterEach(() => {
-  for (const d of dirs) {
-    // Give back what a test made read-only, so that it can be removed.
-    openUp(d.path);
-    d.cleanup();
-  }
-  dirs = [];
-});
-
+/** Gives back what a test made read-only, so that it can be removed. */
 function openUp(path: string): void {
   try {
     chmodSync(path, 0o700);
@@ -69,14 +38,25 @@ function writableDir(dir: string): void {
   chmodSync(dir, 0o700);
 }
 
-/** The built CLI (the copy), as `nobody` under root, as oneself otherwise. */
-function hostctl(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
-  const full = { ...NO_PROXY_ENV, HOME: home, HOSTCTL_CONFIG_DIR: config, HOSTCTL_TOKEN: TOKEN, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined, XDG_CACHE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env };
-  const node = [process.execPath, copy.bin, ...args];
-  return AS_ROOT
-    ? runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...node], { env: full, cwd: copy.dir })
-    : runProcess(node[0]!, node.slice(1), { env: full, cwd: copy.dir });
-}
+const test = e2eTest()
+  // A copy of the built CLI that any user can read and run.
+  .extend('copy', { scope: 'file' }, copyFixture)
+  .extend('server', ({ hostile }) => hostile(answer(401, { 'content-type': 'application/json' }, '{"detail":"bad token"}')))
+  // The test's home and config dir, which the other user must reach: searchable by all (the
+  // parents are the system's /tmp). Opened up again after the test, so that they can go.
+  .extend('dirs', ({ home, config }, { onCleanup }) => {
+    for (const d of [config.path, home.path]) chmodSync(d, 0o755);
+    onCleanup(() => [config.path, home.path].forEach(openUp));
+    return { home: home.path, config: config.path };
+  })
+  /** The built CLI (the copy), as `nobody` under root, as oneself otherwise. */
+  .extend('run', ({ copy, dirs }) => (args: string[], env: Env = {}): Promise<RunResult> => {
+    const full = { ...NO_PROXY_ENV, HOME: dirs.home, HOSTCTL_CONFIG_DIR: dirs.config, HOSTCTL_TOKEN: TOKEN, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined, XDG_CACHE_HOME: undefined, XDG_RUNTIME_DIR: undefined, ...env };
+    const node = [process.execPath, copy.bin, ...args];
+    return AS_ROOT
+      ? runProcess('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...node], { env: full, cwd: copy.dir })
+      : runProcess(node[0]!, node.slice(1), { env: full, cwd: copy.dir });
+  });
 
 function expectNoToken(r: RunResult): void {
   const all = `${r.stdout}\n${r.stderr}`.toLowerCase();
@@ -85,11 +65,11 @@ function expectNoToken(r: RunResult): void {
 }
 
 describe(`the lockout guard fails closed (the built CLI, as ${AS_ROOT ? 'nobody' : 'the user running the tests'})`, () => {
-  it('on a read-only config dir, any number of runs with a rejected token send exactly one request', async () => {
+  test('on a read-only config dir, any number of runs with a rejected token send exactly one request', async ({ run, server, dirs: { home, config } }) => {
     readOnlyDir(config);
     writableDir(home);
     const runs: RunResult[] = [];
-    for (let i = 0; i < 4; i++) runs.push(await hostctl(['apps', 'list', '--base-url', server.baseUrl]));
+    for (let i = 0; i < 4; i++) runs.push(await run(['apps', 'list', '--base-url', server.baseUrl]));
     expect(server.seen.length).toBe(1);
     for (const r of runs) expectCleanFailure(r, 4, TOKEN);
     expect(runs[0]?.stderr).toMatch(/will not send this token again/);
@@ -101,12 +81,12 @@ describe(`the lockout guard fails closed (the built CLI, as ${AS_ROOT ? 'nobody'
     expect(readdirSync(config)).toEqual([]);
   });
 
-  it('when nothing is writable, every such run says so plainly', async () => {
+  test('when nothing is writable, every such run says so plainly', async ({ run, server, dirs: { home, config } }) => {
     const tmp = join(home, 'tmp');
     mkdirSync(tmp);
     for (const dir of [config, home, tmp]) readOnlyDir(dir);
     for (let i = 0; i < 2; i++) {
-      const r = await hostctl(['apps', 'list', '--base-url', server.baseUrl], { TMPDIR: tmp });
+      const r = await run(['apps', 'list', '--base-url', server.baseUrl], { TMPDIR: tmp });
       expect(r.code).toBe(4);
       expect(r.stderr).toMatch(/could not record/i);
       expect(r.stderr).not.toMatch(/will not send this token again/);
@@ -116,10 +96,10 @@ describe(`the lockout guard fails closed (the built CLI, as ${AS_ROOT ? 'nobody'
 });
 
 describe('a config dir that cannot be written', () => {
-  it('config set: EACCES in one sentence naming the dir, exit 1', async () => {
+  test('config set: EACCES in one sentence naming the dir, exit 1', async ({ run, dirs: { home, config } }) => {
     readOnlyDir(config);
     writableDir(home);
-    const denied = await hostctl(['config', 'set', 'defaultProfile', 'staging']);
+    const denied = await run(['config', 'set', 'defaultProfile', 'staging']);
     expectCleanFailure(denied, 1, TOKEN);
     expect(denied.stderr).toMatch(/^hostctl: Cannot write the config in .*: permission denied \(EACCES\)\./);
     expect(denied.stderr).toContain(config);

@@ -3,16 +3,13 @@
 // A real pseudo-terminal (`script`); Ctrl-C ends the watch once the line has been seen.
 
 import { describe, expect } from 'vitest';
-import { runInPtyInteractive } from '../support/cli.js';
-import { e2eTest } from '../support/fixtures.js';
+import { terminalTest } from '../support/terminal.js';
 
 // 100 a minute: one poll's share is 1.2 s, below the 2 s interval asked for below.
-const test = e2eTest({ sandbox: ['--rate-limit', '100', '--window', '60'], spawnSandbox: true })
-  // CI=true turns spinners off (see IO); this test is about a person's terminal.
-  .extend('env', ({ sandboxEnv }) => () => ({ ...sandboxEnv, CI: undefined }));
+const test = terminalTest({ sandbox: ['--rate-limit', '100', '--window', '60'], runOnSandbox: true });
 
 describe('--watch on a terminal', () => {
-  test('the spinner shows the next poll and the budget left, and Ctrl-C ends the watch', { timeout: 60_000 }, async ({ env, sandbox }) => {
+  test('the spinner shows the next poll and the budget left, and Ctrl-C ends the watch', { timeout: 60_000 }, async ({ typeInPty, sandbox }) => {
     const res = await fetch(`${sandbox.origin}/_sandbox/objects/apps`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -20,10 +17,7 @@ describe('--watch on a terminal', () => {
     });
     expect(res.ok).toBe(true);
     const line = /Watching 1 app: next poll in (\d+)s, budget (\d+) requests left \(Ctrl-C to stop\)/;
-    const r = await runInPtyInteractive(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], [{ waitFor: line, send: '\u0003' }], {
-      env: env(),
-      timeoutMs: 50_000,
-    });
+    const r = await typeInPty(['apps', 'get', 'ap-spinwatch001', '--watch', '--interval', '2s'], [{ waitFor: line, send: '\u0003' }], {}, { timeoutMs: 50_000 });
     expect(r.stdout).toContain('ap-spinwatch001');
     const m = line.exec(r.stdout);
     expect(m, r.stdout).not.toBeNull();

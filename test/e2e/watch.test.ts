@@ -5,12 +5,12 @@
 
 import { spawn } from 'node:child_process';
 import { describe, expect } from 'vitest';
-import { baseEnv, BIN, sandboxAdmin } from '../support/cli.js';
+import { baseEnv, BIN, isolated, sandboxAdmin } from '../support/cli.js';
 import { e2eTest, type Env } from '../support/fixtures.js';
 
-const test = e2eTest({ sandbox: ['--rate-limit', '1000'], spawnSandbox: true })
+const test = e2eTest({ sandbox: ['--rate-limit', '1000'] })
   .extend('plant', ({ sandbox }) => (objects: Record<string, unknown>[]): Promise<void> => sandboxAdmin(sandbox).plant('apps', objects))
-  .extend('watch', ({ sandboxEnv }) => (args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) => watch(baseEnv({ ...sandboxEnv, NO_COLOR: '1' }), args, onLine));
+  .extend('watch', ({ homeEnv, sandboxEnv }) => (args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) => watch(baseEnv(isolated({ ...homeEnv, ...sandboxEnv, NO_COLOR: '1' })), args, onLine));
 
 /** Runs hostctl, calling `onLine` for each stdout line; resolves with the exit code after `stop()`. */
 function watch(env: Env, args: string[], onLine: (line: string, stop: () => void) => void | Promise<void>) {

@@ -43,3 +43,14 @@ export function cliCopy(): CliCopy {
   openToAll(dir);
   return { bin: join(dir, 'bin', 'hostctl.js'), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The copy as a vitest fixture (`.extend('copy', { scope: 'file' }, copyFixture)`): made once
+ * for the file, by the first test that names it, and removed after the file.
+ */
+// eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from its first parameter, an object pattern: `{}` is "nothing".
+export function copyFixture({}, { onCleanup }: { onCleanup(fn: () => void): void }): CliCopy {
+  const copy = cliCopy();
+  onCleanup(() => copy.cleanup());
+  return copy;
+}
