@@ -2,11 +2,13 @@
 // budget file (src/http/budget.ts) with no request; `--refresh` spends one request to bring it up to date.
 
 import type { Context } from '../context.js';
-import { formatRateLine } from '../output/rate-line.js';
-import type { RateState } from '../http/ratelimit.js';
+import { formatRateLine, rateReport, type RateReport } from '../output/rate-line.js';
 import { ApiError, AuthError } from '../errors.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
+
+// The MCP server's rate_limit tool reads the same report.
+export { rateReport } from '../output/rate-line.js';
 
 export function rateLimitCommand(): CommandUnknownOpts {
   return rateLimitDefinition().action(withContext(async (ctx, _args, opts) => rateLimitRun(ctx, opts)));
@@ -21,29 +23,6 @@ function rateLimitDefinition() {
 }
 
 export type RateLimitOptions = OptionsOf<typeof rateLimitDefinition>;
-
-/** What `--json` prints; null where the API has not said. */
-export interface RateReport {
-  limit: number | null;
-  remaining: number | null;
-  /** ISO time when the window resets. */
-  resetAt: string | null;
-  /** Seconds from now until then; 0 once it has passed. */
-  resetInSeconds: number | null;
-  /** ISO time of the response this was read from. */
-  seenAt: string | null;
-}
-
-export function rateReport(rate: RateState | undefined, now: number): RateReport {
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    limit: rate?.limit ?? null,
-    remaining: rate?.remaining ?? null,
-    resetAt: iso(rate?.resetAt),
-    resetInSeconds: rate?.resetAt === undefined ? null : Math.max(0, Math.ceil((rate.resetAt - now) / 1000)),
-    seenAt: iso(rate?.seenAt),
-  };
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -121,9 +100,7 @@ async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
     return;
   }
 
-  const report: RateReport & { budget?: { store: 'redis'; where: string; spent: number | null; waiting: number } } = rateReport(rate, now);
-  // Only with a fleet's store: without one the report is what it always was.
-  if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
+  const report: RateReport = rateReport(rate, now, fleet);
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');
