@@ -20,6 +20,7 @@ import { formatRateLine } from './output/rate-line.js';
 import type { Token } from './auth/token.js';
 import type { RedisBudgetStore } from './http/redis.js';
 import type { HttpClient } from './http/client.js';
+import type { ReferenceStore } from './core/operations.js';
 import type { GlobalOptions } from './global-options.js';
 
 declare const __HOSTCTL_VERSION__: string;
@@ -194,6 +195,24 @@ export class Context {
       `There is no profile ${name}; known: ${profiles.length > 0 ? profiles.join(', ') : 'none'}.`,
       `Create it with "hostctl --profile ${name} auth login", or choose a known one.`,
     );
+  }
+
+  /**
+   * The API reference of this run's base URL, kept in its config dir and fetched with
+   * `client` (default the run's; an MCP call passes its own), a spinner while it is.
+   */
+  referenceStore(client: () => Promise<HttpClient> = () => this.http()): ReferenceStore {
+    return {
+      baseUrl: this.baseUrl(),
+      env: this.env,
+      now: this.clock.now,
+      http: client,
+      fetching: async () => {
+        const spinner = await this.io.spinner('Fetching the API reference…');
+        return () => spinner.stop();
+      },
+      warn: (message) => this.io.warn(message),
+    };
   }
 
   /** The run's HTTP client, with the run's token and its response cache (memoised). */

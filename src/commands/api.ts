@@ -231,23 +231,17 @@ async function operationTarget(
   args: FieldArg[],
   o: ApiOptions,
 ): Promise<{ method: string; rest: FieldArg[]; path: (read: (a: FieldArg) => Promise<string>) => Promise<string> }> {
-  const { lookupOperation } = await import('../reference/reference.js');
-  const { fillPath, pathParameters, shown: safe } = await import('../reference/operations.js');
-  const op = await lookupOperation(ctx, name);
-  const shown = safe(`${name} (${op.method} ${op.path})`);
+  const [{ checkPathParameters, findOperation, operationLabel, operationRequest }, { pathParameters, shown: safe }] = await Promise.all([import('../core/operations.js'), import('../reference/operations.js')]);
+  const op = await findOperation(ctx.referenceStore(), name);
+  const shown = operationLabel(op);
   if (o.method !== undefined && o.method.trim().toUpperCase() !== op.method) {
     throw new UsageError(`-X ${o.method} does not go with ${shown}: the reference gives its method.`, `Leave out -X, or call the path: hostctl api -X ${o.method} ${safe(op.path)}`);
   }
   if (o.paginate && op.method !== 'GET') throw new UsageError(`--paginate fetches pages with GET, and ${shown} is not a GET.`, 'Leave out --paginate.');
   const params = pathParameters(op);
   const given = args.filter((a) => params.includes(a.key));
-  const missing = params.filter((p) => !given.some((a) => a.key === p));
-  if (missing.length > 0) {
-    throw new UsageError(
-      `${shown} needs the path parameter${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${safe(m)}"`).join(', ')}.`,
-      `Give ${missing.length === 1 ? 'it' : 'them'} with -f: hostctl api ${safe(name)} ${missing.map((m) => `-f ${safe(m)}=…`).join(' ')}`,
-    );
-  }
+  const hint = (missing: readonly string[]) => `Give ${missing.length === 1 ? 'it' : 'them'} with -f: hostctl api ${safe(name)} ${missing.map((m) => `-f ${m}=…`).join(' ')}`;
+  checkPathParameters(op, new Set(given.map((a) => a.key)), hint);
   for (const p of params) {
     if (given.filter((a) => a.key === p).length > 1) throw conflict(given.find((a) => a.key === p)!, `the path parameter "${p}" is given more than once`);
   }
@@ -256,17 +250,8 @@ async function operationTarget(
     rest: args.filter((a) => !params.includes(a.key)),
     async path(read) {
       const values = new Map<string, string>();
-      for (const a of given) {
-        const value = await read(a);
-        // URLs resolve `.` and `..` (and their %2E forms) as steps up the path, to another endpoint.
-        if (value === '' || value === '.' || value === '..') {
-          throw new UsageError(`${a.flag} "${a.raw}": the path parameter "${a.key}" cannot be ${value === '' ? 'empty' : `"${value}"`}.`, `Give the ${a.key} the operation needs.`);
-        }
-        values.set(a.key, value);
-      }
-      const filled = fillPath(op.path, values);
-      // A path outside the base URL is absolute on its origin (resolveUrl takes it so).
-      return op.underBase ? filled : `${ctx.baseUrl().origin}${filled}`;
+      for (const a of given) values.set(a.key, await read(a));
+      return operationRequest(op, values, ctx.baseUrl(), hint).path;
     },
   };
 }

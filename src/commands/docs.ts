@@ -55,8 +55,8 @@ async function docsRun(ctx: Context, o: DocsOptions): Promise<void> {
   const url = docsUrl(ctx.baseUrl());
   if (o.operations) return listOperations(ctx, o.refresh === true);
   if (o.refresh) {
-    const { refreshReference } = await import('../reference/reference.js');
-    const ref = await refreshReference(ctx);
+    const { refreshReference } = await import('../core/operations.js');
+    const ref = await refreshReference(ctx.referenceStore());
     ctx.io.note(`Kept the reference of ${ref.baseUrl}: ${ref.operations.length} operations (${ref.hash.slice(0, 19)}…).`);
     return;
   }
@@ -70,8 +70,8 @@ async function listOperations(ctx: Context, refresh: boolean): Promise<void> {
   // Before the request: a bad --jq is a usage error with nothing sent.
   const { createPrinter } = await import('../output/format.js');
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['method', 'path', 'summary'], jq: ctx.opts.jq });
-  const { currentReference, refreshReference } = await import('../reference/reference.js');
-  const ref = refresh ? await refreshReference(ctx) : await currentReference(ctx);
+  const { currentReference, refreshReference } = await import('../core/operations.js');
+  const ref = refresh ? await refreshReference(ctx.referenceStore()) : await currentReference(ctx.referenceStore());
   const rows = ref.operations.map(toRow);
   await printer.add(rows);
   await printer.end('list');
@@ -89,12 +89,12 @@ export function toRow(op: Operation): OperationRow {
 async function docsDiffRun(ctx: Context, o: DiffOptions): Promise<void> {
   const format = ctx.outputFormat();
   const fields = ctx.opts.fields;
-  const { diffReferences, refreshReference } = await import('../reference/reference.js');
+  const [{ diffReferences }, { refreshReference }] = await Promise.all([import('../reference/reference.js'), import('../core/operations.js')]);
   const { readKept } = await import('../reference/store.js');
   const { createPrinter } = await import('../output/format.js');
   const printer = await createPrinter({ io: ctx.io, format, fields, columns: ['change', 'operationId', 'method', 'path', 'details'], jq: ctx.opts.jq });
   const kept = readKept(ctx.baseUrl(), ctx.env);
-  const current = await refreshReference(ctx);
+  const current = await refreshReference(ctx.referenceStore());
   const rows = kept ? diffReferences(kept.operations, current.operations) : [];
   await printer.add(rows);
   await printer.end('list');

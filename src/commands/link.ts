@@ -11,7 +11,7 @@ import { completes } from './hints.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import { oneLine } from '../output/sanitize.js';
 import { LINK_FILE, shownPath } from '../config/link.js';
-import { checkIds } from './resource/by-id.js';
+import { checkIds } from '../core/by-id.js';
 import { command, withContext, type HostctlCommand } from './define.js';
 
 export function linkCommand() {

@@ -2,13 +2,11 @@
 // budget file (src/http/budget.ts) with no request; `--refresh` spends one request to bring it up to date.
 
 import type { Context } from '../context.js';
-import { formatRateLine, rateReport, type RateReport } from '../output/rate-line.js';
+import { formatRateLine } from '../output/rate-line.js';
+import { rateReport, type RateReport } from '../core/rate.js';
 import { ApiError, AuthError } from '../errors.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
-
-// The MCP server's rate_limit tool reads the same report.
-export { rateReport } from '../output/rate-line.js';
 
 export function rateLimitCommand(): CommandUnknownOpts {
   return rateLimitDefinition().action(withContext(async (ctx, _args, opts) => rateLimitRun(ctx, opts)));
@@ -100,7 +98,9 @@ async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
     return;
   }
 
-  const report: RateReport = rateReport(rate, now, fleet);
+  const report: RateReport & { budget?: { store: 'redis'; where: string; spent: number | null; waiting: number } } = rateReport(rate, now);
+  // Only with a fleet's store: without one the report is what it always was.
+  if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');

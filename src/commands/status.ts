@@ -8,7 +8,7 @@ import { findResource } from '../resources.js';
 import { completes } from './hints.js';
 import type { IO } from '../io.js';
 import type { AppStatus } from '../core/status.js';
-import { checkIds } from './resource/by-id.js';
+import { checkIds } from '../core/by-id.js';
 import { command, withContext, type OptionsOf } from './define.js';
 import { WATCH_INTERVAL } from './resource/watch-flags.js';
 

@@ -165,3 +165,30 @@ export async function* walkSources(http: HttpClient, list: readonly Source[], fr
     }
   }
 }
+
+/**
+ * Where a walk resumes after `page`: the page after it where the server names one (no
+ * request again for a page already read), past its end where more may follow, else the
+ * next source; undefined when the walk is over.
+ */
+export function positionAfter(page: WalkPage, list: readonly Source[]): Position | undefined {
+  if (page.next !== undefined) return { source: page.source, url: page.next, skip: 0 };
+  if (page.more) return { source: page.source, url: page.url, skip: page.length };
+  if (page.source + 1 < list.length) return { source: page.source + 1, skip: 0 };
+  return undefined;
+}
+
+/**
+ * The pages of one question (`resource`, with or without a relation filter) from the
+ * start: what it reads (sources), then each page, fetched as the loop asks.
+ */
+export async function* walk(http: HttpClient, resource: Resource, filter: RelationFilter | undefined, opts: WalkOptions = {}): AsyncGenerator<WalkPage> {
+  yield* walkSources(http, await sources(http, resource, filter, opts), undefined, opts);
+}
+
+/** The objects `walk` keeps, one by one; leaving the loop ends the walk, no further page fetched. */
+export async function* objects(http: HttpClient, resource: Resource, filter: RelationFilter | undefined, opts: WalkOptions = {}): AsyncGenerator<unknown> {
+  for await (const page of walk(http, resource, filter, opts)) {
+    for (const [, item] of page.kept) yield item;
+  }
+}

@@ -102,12 +102,12 @@ function latestOf(deployments: readonly unknown[]): Pick<EnvironmentStatus, 'lat
 
 /** `app`'s status, in the requests the header says. */
 export async function appStatus(http: HttpClient, app: string, opts: StatusOptions = {}): Promise<AppStatus> {
-  const { fetchByIds } = await import('../commands/resource/by-id.js');
+  const { fetchByIds } = await import('./by-id.js');
   const apps = resource('apps');
   const deploymentsR = resource('deployments');
   const signal = opts.signal;
   signal?.throwIfAborted();
-  const found = (await fetchByIds(http, apps, [app], opts.fresh === true)).get(app);
+  const found = (await fetchByIds(http, apps, [app], { fresh: opts.fresh === true })).get(app);
   if (found === undefined) throw new NotFoundError(`not found: ${app}`, 'Run "hostctl apps list" to see the apps this token can see.', { ids: [app] });
   opts.onApp?.();
 

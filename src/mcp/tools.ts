@@ -282,16 +282,16 @@ export class Tools {
     }
     const filter = relation ? { relation, id: String(a[relation.flag]) } : undefined;
     const target = relation ? findResource(relation.target) : undefined;
-    const { checkIds } = await import('../commands/resource/by-id.js');
+    const { checkIds } = await import('../core/by-id.js');
     if (target && filter) checkIds(target, [filter.id]);
     const filterKey = filter ? `${filter.relation.flag}=${filter.id}` : null;
     const baseUrl = this.ctx.baseUrl();
     const cursor = typeof a.cursor === 'string' ? await this.cursors.open(a.cursor, { resource: resource.name, filter: filterKey, baseUrl }) : undefined;
     const limit = typeof a.limit === 'number' ? a.limit : undefined;
-    const [core, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
+    const [{ directPath, sources: sourcesOf, walkSources, positionAfter }, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
     // Without limit, one page of the API, where the API has one for the question; a walk
     // that filters has no page of its own to stop at.
-    const onePage = limit === undefined && core.directPath(resource, filter) !== undefined;
+    const onePage = limit === undefined && directPath(resource, filter) !== undefined;
     const want = Math.min(limit ?? MAX_ITEMS, MAX_ITEMS);
 
     const http = (await this.ctx.http()).forCall(call.signal);
@@ -304,13 +304,13 @@ export class Tools {
         },
       }),
     };
-    const sources = cursor?.sources ?? (await core.sources(http, resource, filter, opts));
+    const sources = cursor?.sources ?? (await sourcesOf(http, resource, filter, opts));
     if (sources.length === 0) return { items: [], note: `No ${relation?.through ?? ''} reference ${filter?.id ?? ''}, so no ${resource.name} do.` };
     const items: unknown[] = [];
     let bytes = 0;
     let next: Position | undefined;
     let note: string | undefined;
-    walk: for await (const page of core.walkSources(http, sources, cursor?.at, opts)) {
+    walk: for await (const page of walkSources(http, sources, cursor?.at, opts)) {
       call.progress?.(items.length, want, `page ${pages}, ${items.length} so far`);
       for (const [i, raw] of page.kept) {
         const item = shape(raw);
@@ -324,12 +324,7 @@ export class Tools {
         bytes += size;
       }
       if ((onePage && items.length > 0) || items.length >= want) {
-        // The page after this one, where the server names it: a cursor there costs no
-        // request for a page already returned. A cursor at the very end of a page skips
-        // all of it: the walk goes on to the next.
-        if (page.next !== undefined) next = { source: page.source, url: page.next, skip: 0 };
-        else if (page.more) next = { source: page.source, url: page.url, skip: page.length };
-        else if (page.source + 1 < sources.length) next = { source: page.source + 1, skip: 0 };
+        next = positionAfter(page, sources);
         break;
       }
     }
@@ -340,7 +335,7 @@ export class Tools {
 
   private async getObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const { checkIds, fetchByIds } = await import('../commands/resource/by-id.js');
+    const { checkIds, fetchByIds } = await import('../core/by-id.js');
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
     const http = (await this.ctx.http()).forCall(call.signal);
@@ -371,27 +366,20 @@ export class Tools {
 
   private async waitFor(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const [{ checkIds, fetchByIds }, { parseCondition, pollUntil, POLL_SHARE, DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, describe: describeCondition }, { parseDuration }] = await Promise.all([import('../commands/resource/by-id.js'), import('../commands/resource/wait.js'), import('../config/duration.js')]);
+    const [{ checkIds }, { parseCondition, waitUntil, DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, describe: describeCondition }, { parseDuration }] = await Promise.all([import('../core/by-id.js'), import('../core/wait.js'), import('../config/duration.js')]);
     const ids = [...new Set(a.ids as string[])];
     checkIds(resource, ids);
     const conditions = (a.for as string[]).map(parseCondition);
     const deadlineMs = typeof a.deadline === 'string' ? parseDuration(a.deadline, 'deadline') : DEFAULT_DEADLINE_MS;
     if (deadlineMs > MAX_DEADLINE_MS) throw new UsageError(`wait_for's deadline is at most 30m, not ${String(a.deadline)}.`, 'Call wait_for again after it returns to wait longer.');
     const http = (await this.ctx.http()).forCall(call.signal);
-    const { pollInterval } = await import('../http/budget.js');
-    const { clock } = this.ctx;
-    // A sleep the client's cancellation cuts short, its timer with it; the loop then stops before sending.
-    const sleep = (ms: number) => clock.sleep(ms, call.signal).catch(() => undefined);
     const shape = await this.shaper(undefined);
     try {
-      const result = await pollUntil(ids, conditions, { deadlineMs, intervalMs: DEFAULT_INTERVAL_MS, resource: resource.name }, {
-        fetch: () => {
-          checkCancelled(call.signal);
-          return fetchByIds(http, resource, ids, true);
-        },
-        now: clock.now,
-        sleep,
-        budgetInterval: () => pollInterval(http.budgetSnapshot(), POLL_SHARE),
+      const result = await waitUntil(http, resource, ids, conditions, {
+        deadlineMs,
+        intervalMs: DEFAULT_INTERVAL_MS,
+        clock: this.ctx.clock,
+        signal: call.signal,
         onRound: ({ matched, total, nextInMs }) => call.progress?.(matched, total, `${matched} of ${total} met ${conditions.map(describeCondition).join(' and ')}; next poll in ${Math.ceil(nextInMs / 1000)}s`),
       });
       return { met: true, rounds: result.rounds, items: ids.map((id) => shape(result.found.get(id))) };
@@ -402,7 +390,7 @@ export class Tools {
   }
 
   private async appStatus(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
-    const [{ checkIds }, { appStatus }] = await Promise.all([import('../commands/resource/by-id.js'), import('../core/status.js')]);
+    const [{ checkIds }, { appStatus }] = await Promise.all([import('../core/by-id.js'), import('../core/status.js')]);
     const app = String(a.app);
     checkIds(resourceOf('apps'), [app]);
     const http = (await this.ctx.http()).forCall(call.signal);
@@ -421,8 +409,8 @@ export class Tools {
   }
 
   private async listOperations(call: CallContext): Promise<Record<string, unknown>> {
-    const { currentReference } = await import('../reference/reference.js');
-    const ref = await currentReference(this.ctx, this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
+    const { currentReference } = await import('../core/operations.js');
+    const ref = await currentReference(this.referenceStore(call));
     const operations: unknown[] = [];
     let bytes = 0;
     for (const op of ref.operations) {
@@ -443,28 +431,19 @@ export class Tools {
     const params = new Map(Object.entries((a.params ?? {}) as Record<string, string | number | boolean>).map(([k, v]) => [k, String(v)]));
     let method = 'GET';
     let path = String(a.path ?? '');
+    let query: [string, string][] = [...params];
     if (hasId) {
-      const [{ lookupOperation }, { fillPath, pathParameters, shown }] = await Promise.all([import('../reference/reference.js'), import('../reference/operations.js')]);
-      const op = await lookupOperation(this.ctx, String(a.operationId), this.ctx.clock.now(), async () => (await this.ctx.http()).forCall(call.signal));
+      const [{ findOperation, operationRequest }, { shown }] = await Promise.all([import('../core/operations.js'), import('../reference/operations.js')]);
+      const op = await findOperation(this.referenceStore(call), String(a.operationId));
       if (op.method !== 'GET' && op.method !== 'HEAD') {
         throw new UsageError(`${shown(String(a.operationId))} is a ${op.method}: the MCP server only reads (GET and HEAD).`, 'Use hostctl api at a terminal for anything that changes the platform.');
       }
-      const names = pathParameters(op);
-      const missing = names.filter((n) => !params.has(n));
-      if (missing.length > 0) throw new UsageError(`${shown(String(a.operationId))} needs the path parameters ${missing.map(shown).join(', ')}.`, `Pass them in params: {${missing.map((m) => `"${shown(m)}": "…"`).join(', ')}}.`);
-      for (const n of names) {
-        const v = params.get(n) ?? '';
-        if (v === '' || v === '.' || v === '..') throw new UsageError(`The path parameter "${shown(n)}" cannot be "${v}".`, `Give the ${shown(n)} the operation needs.`);
-      }
-      method = op.method;
-      const filled = fillPath(op.path, params);
-      path = op.underBase ? filled : `${this.ctx.baseUrl().origin}${filled}`;
-      for (const n of names) params.delete(n);
+      ({ method, path, query } = operationRequest(op, params, this.ctx.baseUrl(), (missing) => `Pass ${missing.length === 1 ? 'it' : 'them'} in params: {${missing.map((m) => `"${m}": "…"`).join(', ')}}.`));
     } else if (!path.startsWith('/')) {
       throw new UsageError(`A path starts with a slash, not "${path.slice(0, 40)}".`, 'For example: {"path": "/apps"}.');
     }
     const http = (await this.ctx.http()).forCall(call.signal);
-    const res = await http.request({ method, path, query: [...params] });
+    const res = await http.request({ method, path, query });
     if (method === 'HEAD' || res.text === '') return { status: res.status };
     const { stripJsonLd } = await import('../output/json.js');
     const body = stripJsonLd(res.json());
@@ -477,8 +456,13 @@ export class Tools {
 
   private async rateLimit(): Promise<Record<string, unknown>> {
     await this.ctx.token();
-    const { rateReport } = await import('../commands/rate-limit.js');
+    const { rateReport } = await import('../core/rate.js');
     return { ...rateReport(await this.ctx.lastRate(), this.ctx.clock.now()) };
+  }
+
+  /** The run's reference store, fetching with this call's client (its cancellation stops the fetch). */
+  private referenceStore(call: CallContext) {
+    return this.ctx.referenceStore(async () => (await this.ctx.http()).forCall(call.signal));
   }
 
   private async authStatus(): Promise<Record<string, unknown>> {

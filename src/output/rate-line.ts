@@ -18,30 +18,3 @@ export function formatRateLine(rate: RateState | undefined, now = Date.now(), us
   }
   return `Rate limit: ${rate.remaining}${limit} requests left${reset}${cost}`;
 }
-
-/** What `rate-limit --json` prints (and the MCP tool and the library return); null where the API has not said. */
-export interface RateReport {
-  limit: number | null;
-  remaining: number | null;
-  /** ISO time when the window resets. */
-  resetAt: string | null;
-  /** Seconds from now until then; 0 once it has passed. */
-  resetInSeconds: number | null;
-  /** ISO time of the response this was read from. */
-  seenAt: string | null;
-  /** Only with a fleet's shared store: where it is and what its window holds. */
-  budget?: { store: 'redis'; where: string; spent: number | null; waiting: number };
-}
-
-/** The report of `rate`, and of the fleet's window when a shared store keeps the budget. */
-export function rateReport(rate: RateState | undefined, now: number, fleet?: { where: string; spent?: number; waiting: number }): RateReport {
-  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-  return {
-    limit: rate?.limit ?? null,
-    remaining: rate?.remaining ?? null,
-    resetAt: iso(rate?.resetAt),
-    resetInSeconds: rate?.resetAt === undefined ? null : Math.max(0, Math.ceil((rate.resetAt - now) / 1000)),
-    seenAt: iso(rate?.seenAt),
-    ...(fleet ? { budget: { store: 'redis' as const, where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting } } : {}),
-  };
-}

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { DeadlineError, ExitCode, NotFoundError, UsageError } from '../../src/errors.js';
-import { meets, parseCondition, pollUntil, type PollDeps } from '../../src/commands/resource/wait.js';
+import { meets, parseCondition, pollUntil, type PollDeps } from '../../src/core/wait.js';
 import { parseJson } from '../../src/output/json.js';
 
 /** Rounds of answers, one per poll (the last repeats); the clock moves only by sleeps. */

@@ -4,7 +4,8 @@
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import type { Resource } from '../../resources.js';
-import { batchIds, checkIds, fetchByIds, idHint, idsArgument } from './by-id.js';
+import { idHint, idsArgument } from './by-id.js';
+import { batchIds, checkIds, fetchByIds } from '../../core/by-id.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import { printerFor } from './printer.js';
 import { Seen } from './seen.js';
@@ -36,7 +37,7 @@ async function getRun(ctx: Context, resource: Resource, rawIds: string[], opts: 
   if (opts.watch) {
     const { watchRun } = await import('./watch.js');
     return watchRun(ctx, resource, async () => {
-      const found = await fetchByIds(http, resource, ids, true);
+      const found = await fetchByIds(http, resource, ids, { fresh: true });
       return ids.map((id) => found.get(id)).filter((item) => item !== undefined);
     }, { interval: opts.interval, shape: rawIds.length === 1 ? 'single' : 'list', requestsPerRound: () => batchIds(http.resolveUrl(resource.path).href.length, ids).length });
   }

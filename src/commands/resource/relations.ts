@@ -5,7 +5,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Relation, type Resource } from '../../resources.js';
-import { checkIds } from './by-id.js';
+import { checkIds } from '../../core/by-id.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
 import type { FilterCost } from './filter-cost.js';
@@ -94,7 +94,7 @@ export async function budgetForecast(ctx: Context, http: HttpClient, label: stri
  * them, by the API's route for that step where it has one and it is cheaper.
  */
 export async function filterWalk(ctx: Context, http: HttpClient, resource: Resource, filter: RelationFilter, run: FilterRun): Promise<void> {
-  const { sources, walkSources } = await import('../../core/relations.js');
+  const { walk } = await import('../../core/relations.js');
   const foresee = await budgetForecast(ctx, http, `Filter --${filter.relation.flag} ${filter.id}`, run.fresh === true);
   const opts = {
     fresh: run.fresh,
@@ -108,7 +108,7 @@ export async function filterWalk(ctx: Context, http: HttpClient, resource: Resou
     through: (name: string, items: readonly unknown[]) => run.seen.add(name, items),
   };
   let count = 0;
-  for await (const page of walkSources(http, await sources(http, resource, filter, opts), undefined, opts)) {
+  for await (const page of walk(http, resource, filter, opts)) {
     let kept = page.kept.map(([, item]) => item);
     if (run.limit !== undefined) kept = kept.slice(0, run.limit - count);
     count += kept.length;

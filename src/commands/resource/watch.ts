@@ -41,7 +41,7 @@ export async function watchRun(ctx: Context, resource: Resource, round: () => Pr
   const format = ctx.outputFormat();
   const fields = ctx.opts.fields;
   const http = await ctx.http();
-  const [{ createPrinter }, { pollInterval }, { POLL_SHARE, nextPollText }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js'), import('./wait.js')]);
+  const [{ createPrinter }, { pollInterval }, { nextPollText }, { POLL_SHARE }] = await Promise.all([import('../../output/format.js'), import('../../http/budget.js'), import('./wait.js'), import('../../core/wait.js')]);
   const append = format === 'ndjson' || format === 'tsv';
   // Accessible output appends the whole table again instead (a screen reader reads on).
   const redraw = format === 'table' && ctx.io.stdoutIsTTY && !ctx.io.accessible;
