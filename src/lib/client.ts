@@ -17,10 +17,10 @@ import { releaseSinks } from '../io.js';
 import { isJsonNumber, stripJsonLd } from '../output/json.js';
 import { publicIdOf } from '../json/narrow.js';
 import type { HttpClient } from '../http/client.js';
-import { rateReport } from '../output/rate-line.js';
-import { directPath, sources, walkSources, type RelationFilter as InternalFilter } from '../core/relations.js';
-import { checkIds, fetchByIds } from '../commands/resource/by-id.js';
-import { DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, POLL_SHARE, parseCondition, pollUntil } from '../commands/resource/wait.js';
+import { rateReport } from '../core/rate.js';
+import { walk, type RelationFilter as InternalFilter } from '../core/relations.js';
+import { checkIds, fetchByIds } from '../core/by-id.js';
+import { DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, parseCondition, waitUntil } from '../core/wait.js';
 import { HostctlError } from './errors.js';
 import type { ApiObject, ApiResponse, Client, ClientOptions, ErrorCode, GetManyResult, ListOptions, RateLimitState, RequestOptions, ResourceName, WaitOptions } from './types.js';
 
@@ -237,20 +237,13 @@ function makeClient(ctx: Context, release: () => void): Client {
       const limit = limitOf(rawLimit);
       const filter = relationFilter(resource, filters);
       client = await http();
-      const { walkPages } = await import('../http/paging.js');
-      const direct = directPath(resource, filter);
       let count = 0;
-      if (direct !== undefined) {
-        for await (const items of walkPages(client, { path: direct }, { all: true, limit })) {
-          await keepObjects(client, resource, items);
-          for (const item of items) yield apiObject(item);
-        }
-      } else if (filter) {
-        for await (const page of walkSources(client, await sources(client, resource, filter), undefined)) {
-          for (const [, item] of page.kept) {
-            yield apiObject(item);
-            if (limit !== undefined && ++count >= limit) return;
-          }
+      // Page by page (the core's walk), so that the loop's leaving stops it before the next request.
+      for await (const page of walk(client, resource, filter)) {
+        await keepObjects(client, resource, page.kept);
+        for (const [, item] of page.kept) {
+          yield apiObject(item);
+          if (limit !== undefined && ++count >= limit) return;
         }
       }
       await settle(client, true);
@@ -297,22 +290,16 @@ function makeClient(ctx: Context, release: () => void): Client {
         const intervalMs = parseInterval(options.interval === undefined ? undefined : String(options.interval), DEFAULT_INTERVAL_MS);
         const { signal } = options;
         if (signal?.aborted) throw new InterruptedError('The wait was cancelled before it began; nothing was sent.');
-        const { pollInterval } = await import('../http/budget.js');
-        const { found } = await pollUntil(wanted, conditions, { deadlineMs, intervalMs, resource: resource.name }, {
-          fetch: () => {
-            if (signal?.aborted) throw new InterruptedError('The wait was cancelled; nothing more was sent.');
-            return fetchByIds(client, resource, wanted, true);
-          },
-          now: ctx.clock.now,
-          sleep: (ms) => ctx.clock.sleep(ms, signal).catch(() => undefined),
-          budgetInterval: () => pollInterval(client.budgetSnapshot(), POLL_SHARE),
-        });
+        const { found } = await waitUntil(client, resource, wanted, conditions, { deadlineMs, intervalMs, clock: ctx.clock, signal });
         return wanted.map((id) => apiObject(found.get(id)));
       }),
     rateLimit: () =>
       call(async () => {
-        const rate = await ctx.lastRate();
-        return rateReport(rate, ctx.clock.now(), await ctx.fleetWindow()) satisfies RateLimitState;
+        const report: RateLimitState = rateReport(await ctx.lastRate(), ctx.clock.now());
+        // As `rate-limit --json` adds it: only with a fleet's shared store.
+        const fleet = await ctx.fleetWindow();
+        if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
+        return report;
       }),
     request: (method, path, options = {}) =>
       call(async (client) => {
@@ -349,12 +336,12 @@ function makeClient(ctx: Context, release: () => void): Client {
 }
 
 /** Keeps a list page's objects for a later get with the cache on (as `list` does). */
-async function keepObjects(http: HttpClient, resource: Resource, items: readonly unknown[]): Promise<void> {
+async function keepObjects(http: HttpClient, resource: Resource, kept: readonly (readonly [number, unknown])[]): Promise<void> {
   const cache = http.options.cache;
   if (!cache) return;
   const { stringifyJson } = await import('../output/json.js');
   const objects = new Map<string, string>();
-  for (const item of items) {
+  for (const [, item] of kept) {
     const id = publicIdOf(item);
     if (id !== undefined) objects.set(id, stringifyJson(item));
   }
