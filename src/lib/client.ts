@@ -18,15 +18,18 @@ import { isJsonNumber, stripJsonLd } from '../output/json.js';
 import { publicIdOf } from '../json/narrow.js';
 import type { HttpClient } from '../http/client.js';
 import { rateReport } from '../core/rate.js';
+import { appStatus, type AppStatus as InternalStatus } from '../core/status.js';
 import { walk, type RelationFilter as InternalFilter } from '../core/relations.js';
 import { checkIds, fetchByIds } from '../core/by-id.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, parseCondition, waitUntil } from '../core/wait.js';
 import { HostctlError } from './errors.js';
-import type { ApiObject, ApiResponse, Client, ClientOptions, ErrorCode, GetManyResult, ListOptions, RateLimitState, RequestOptions, ResourceName, WaitOptions } from './types.js';
+import type { ApiObject, ApiResponse, AppStatus, Client, ClientOptions, ErrorCode, GetManyResult, ListOptions, RateLimitState, RequestOptions, ResourceName, WaitOptions } from './types.js';
 
 /** The public codes are the CLI's: a code added to one and not the other fails to compile. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 void (true satisfies Same<ErrorCode, InternalErrorCode>);
+// And the status is the core's, field for field.
+void (true satisfies Same<AppStatus, InternalStatus>);
 
 /**
  * A client with the settings of `options`, resolved as the CLI resolves its flags
@@ -292,6 +295,12 @@ function makeClient(ctx: Context, release: () => void): Client {
         if (signal?.aborted) throw new InterruptedError('The wait was cancelled before it began; nothing was sent.');
         const { found } = await waitUntil(client, resource, wanted, conditions, { deadlineMs, intervalMs, clock: ctx.clock, signal });
         return wanted.map((id) => apiObject(found.get(id)));
+      }),
+    status: (app) =>
+      call(async (client) => {
+        const apps = resourceOf('apps');
+        checkIds(apps, [app]);
+        return plain(await appStatus(client, app)) as AppStatus;
       }),
     rateLimit: () =>
       call(async () => {

@@ -116,6 +116,22 @@ export interface ApiResponse {
   json(): unknown;
 }
 
+/** An app at a glance, as `hostctl status --json`. */
+export interface AppStatus {
+  app: { publicId: string; name: string | null; status: string | null };
+  /** Each environment with its latest deployment. */
+  environments: {
+    publicId: string;
+    name: string | null;
+    status: string | null;
+    /** Null when it has no deployment, or when the server gives no way to tell which is latest (see note). */
+    latestDeployment: { publicId: string | null; status: string | null; at: string; timeField: string } | null;
+    deployments: number;
+    note?: string;
+  }[];
+  domains: { publicId: string | null; hostname: string | null; status: string | null; environment: string | null }[];
+}
+
 export interface Client {
   /** Every object of `resource` (filtered as `list --app` is), page by page as the loop asks; leaving the loop fetches no more. */
   list<R extends ResourceName>(resource: R, options?: ListOptions<R>): AsyncIterable<ApiObject>;
@@ -125,6 +141,8 @@ export interface Client {
   get(resource: ResourceName, id: string): Promise<ApiObject>;
   /** Polls (as `wait`) until every object meets every condition; resolves with the objects, in order. */
   wait(resource: ResourceName, ids: readonly string[], options: WaitOptions): Promise<ApiObject[]>;
+  /** The app at a glance (as `hostctl status ap-… --json`), with as few requests as the API allows. */
+  status(app: string): Promise<AppStatus>;
   /** The token's last rate-limit state (no request). */
   rateLimit(): Promise<RateLimitState>;
   /** Any endpoint, raw (as `hostctl api`): the answer whatever its status. */

@@ -124,6 +124,18 @@ describe.each(servers)('the library against %s', (_name, start) => {
     expect([err.code, err.exit, err.unmet]).toEqual(['deadline', 7, { 'ap-libwait0002': { status: 'deploying' } }]);
   });
 
+  test('status is what "status --json" prints, with the requests it sends', async ({ open, newDir }) => {
+    const server = await started(start);
+    const [a] = (await server.all('apps')).map((x) => String(x.publicId));
+    await server.clearRequests();
+    const expected = await command(server, newDir(), ['status', String(a)]);
+    const byCommand = (await server.requests()).map(requestLine);
+    await server.clearRequests();
+    const client = await open(server);
+    expect(await client.status(String(a))).toEqual(expected);
+    expect((await server.requests()).map(requestLine)).toEqual(byCommand);
+  });
+
   test('request answers any status as hostctl api does, with the query as given', async ({ open }) => {
     const server = await started(start);
     const [a] = (await server.all('apps')).map((x) => String(x.publicId));
