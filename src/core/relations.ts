@@ -3,10 +3,12 @@
 // whoever asks it. It takes an HTTP client and hooks, not a command's Context: what a
 // caller shows (a spinner, -R's cost line, progress) stays with the caller.
 
+import { UsageError } from '../errors.js';
 import { findResource, type Relation, type Resource } from '../resources.js';
 import { isRecord, publicIdOf } from '../json/narrow.js';
 import type { ApiResponse, HttpClient } from '../http/client.js';
 import type { PageRest } from '../http/paging.js';
+import { checkIds } from './by-id.js';
 
 /**
  * `--app` through environments: at most this many environments are asked one by one by
@@ -38,6 +40,43 @@ export function references(item: unknown, ids: ReadonlySet<string>, depth = 0): 
 export interface RelationFilter {
   relation: Relation;
   id: string;
+}
+
+/** How a face writes a filter to its user: `--app` and a command line, or `app` and a tool call. */
+export interface FilterSpelling {
+  flag(name: string): string;
+  /** An example that gives the filter `flag` alone. */
+  example(flag: string): string;
+}
+
+/**
+ * The relation filter among `given` (a filter's name to its ID; absent ones left out):
+ * none, or one that `resource` takes, its ID checked. Two at once, or one the resource does
+ * not take, is a usage error, before any request. `vet` sees the value before the ID check
+ * (the command's "did you mean" for a name it has seen).
+ */
+export function relationFilter(
+  resource: Resource,
+  given: Readonly<Record<string, unknown>>,
+  spelling: FilterSpelling,
+  vet?: (relation: Relation, target: Resource, id: string) => void,
+): RelationFilter | undefined {
+  const flags = Object.keys(given).filter((f) => typeof given[f] === 'string');
+  const flag = flags[0];
+  if (flag === undefined) return undefined;
+  if (flags.length > 1) throw new UsageError(`Give only one of ${flags.map((f) => spelling.flag(f)).join(', ')}.`, `For example: ${spelling.example(flag)}`);
+  const relation = resource.relations?.find((r) => r.flag === flag);
+  if (!relation) {
+    const takes = (resource.relations ?? []).map((r) => spelling.flag(r.flag));
+    throw new UsageError(`${resource.name} cannot be filtered by ${spelling.flag(flag)}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
+  }
+  const id = String(given[flag]);
+  const target = findResource(relation.target);
+  if (target) {
+    vet?.(relation, target, id);
+    checkIds(target, [id]);
+  }
+  return { relation, id };
 }
 
 /** One collection or route a walk reads, and which of its objects it keeps. */

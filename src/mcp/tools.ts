@@ -1,6 +1,7 @@
-// The tools `hostctl mcp` offers, on the same code as the commands (list's page walk, get's
-// batched fetch, wait's polling) and the run's Context: its token, HTTP client, shared
-// budget and lockout guard. Here, in the program, because errors are told apart by class
+// The tools `hostctl mcp` offers: each checks its arguments against its input schema and
+// asks the core (src/core/: the list walk, the batched fetch, the wait, the reference, the
+// status) what the commands ask it, with the run's token, HTTP client, shared budget and
+// lockout guard. Here, in the program, because errors are told apart by class
 // (errorData) and numbers are written exactly (JsonNumber): the SDK's chunk
 // (stdio-server.ts) holds copies of nothing it would have to recognise.
 
@@ -10,6 +11,7 @@ import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { isRecord } from '../json/narrow.js';
 import type { Position } from '../core/relations.js';
 import { Cursors } from './cursor.js';
+import { schemaProblem, type JsonSchema } from './schema.js';
 
 /** Most objects one list_objects call returns; more come with the cursor. */
 const MAX_ITEMS = 100;
@@ -19,8 +21,6 @@ const MAX_IDS = 100;
 const MAX_RESULT_BYTES = 64 * 1024;
 /** wait_for's longest deadline: an agent's call should not hang for hours. */
 const MAX_DEADLINE_MS = 30 * 60_000;
-
-export type JsonSchema = Readonly<Record<string, unknown>>;
 
 export interface ToolSpec {
   name: string;
@@ -41,7 +41,7 @@ const RESOURCE_NAMES = RESOURCES.map((r) => r.name);
 const FILTERS = ['app', 'environment', 'team'] as const;
 
 const str = (description: string): JsonSchema => ({ type: 'string', description });
-const strings = (description: string, maxItems?: number): JsonSchema => ({ type: 'array', items: { type: 'string' }, minItems: 1, ...(maxItems ? { maxItems } : {}), description });
+const strings = (description: string, maxItems?: number): JsonSchema => ({ type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, ...(maxItems ? { maxItems } : {}), description });
 const object = (properties: Record<string, JsonSchema>, required: string[] = []): JsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
 const resourceArg = { type: 'string', enum: RESOURCE_NAMES, description: 'one of the seven resources' };
 const fieldsArg = strings('only these fields of each object (dotted paths reach into nested ones)');
@@ -139,47 +139,24 @@ export const TOOLS: readonly ToolSpec[] = [
   },
 ];
 
-/** A tool's arguments checked against its input schema (the flat subset the tools use). */
+/** A place in a tool's arguments as a message shows it: `ids[2]`, `params.name` (names cut short: they are the agent's). */
+function placeName(at: readonly (string | number)[]): string {
+  return at.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i > 0 ? '.' : ''}${p.slice(0, 40)}`)).join('');
+}
+
+/** A tool's arguments checked against its input schema, the one tools/list shows. */
 function checkArgs(spec: ToolSpec, args: unknown): Record<string, unknown> {
   const given = args ?? {};
   if (!isRecord(given)) throw new UsageError(`${spec.name} takes an object of arguments.`, 'See its inputSchema in tools/list.');
-  const properties = (spec.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  const required = (spec.inputSchema.required ?? []) as string[];
-  for (const name of required) {
-    if (given[name] === undefined) throw new UsageError(`${spec.name} needs "${name}".`, `Pass ${name}: ${String(properties[name]?.description ?? '')}.`);
-  }
-  for (const [name, value] of Object.entries(given)) {
-    const schema = properties[name];
-    if (!schema) throw new UsageError(`${spec.name} takes no argument "${name.slice(0, 40)}".`, `It takes: ${Object.keys(properties).join(', ') || 'nothing'}.`);
-    const problem = typeProblem(schema, value);
-    if (problem) throw new UsageError(`${spec.name}: "${name}" ${problem}.`, `Pass ${name}: ${String(schema.description ?? '')}.`);
-  }
-  return given;
-}
-
-function typeProblem(schema: Record<string, unknown>, value: unknown): string | undefined {
-  switch (schema.type) {
-    case 'string':
-      if (typeof value !== 'string') return 'must be a string';
-      if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return `must be one of ${schema.enum.join(', ')}`;
-      return undefined;
-    case 'integer': {
-      if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be a whole number';
-      if (typeof schema.minimum === 'number' && value < schema.minimum) return `must be at least ${schema.minimum}`;
-      if (typeof schema.maximum === 'number' && value > schema.maximum) return `must be at most ${schema.maximum}`;
-      return undefined;
-    }
-    case 'array':
-      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) return 'must be a list of non-empty strings';
-      if (typeof schema.minItems === 'number' && value.length < schema.minItems) return `needs at least ${schema.minItems}`;
-      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return `takes at most ${schema.maxItems}`;
-      return undefined;
-    case 'object':
-      if (!isRecord(value) || Object.values(value).some((v) => !['string', 'number', 'boolean'].includes(typeof v))) return 'must be an object of strings, numbers and booleans';
-      return undefined;
-    default:
-      return undefined;
-  }
+  const problem = schemaProblem(spec.inputSchema, given);
+  if (!problem) return given;
+  const properties = isRecord(spec.inputSchema.properties) ? spec.inputSchema.properties : {};
+  const top = String(problem.at[0] ?? '');
+  const described = properties[top];
+  const pass = `Pass ${top.slice(0, 40)}: ${isRecord(described) ? String(described.description ?? '') : ''}.`;
+  if (problem.kind === 'missing' && problem.at.length === 1) throw new UsageError(`${spec.name} needs "${top}".`, pass);
+  if (problem.kind === 'unknown' && problem.at.length === 1) throw new UsageError(`${spec.name} takes no argument "${top.slice(0, 40)}".`, `It takes: ${Object.keys(properties).join(', ') || 'nothing'}.`);
+  throw new UsageError(`${spec.name}: "${placeName(problem.at)}" ${problem.text}.`, pass);
 }
 
 function resourceOf(name: unknown): Resource {
@@ -272,23 +249,13 @@ export class Tools {
 
   private async listObjects(a: Record<string, unknown>, call: CallContext): Promise<Record<string, unknown>> {
     const resource = resourceOf(a.resource);
-    const given = FILTERS.filter((f) => a[f] !== undefined);
-    if (given.length > 1) throw new UsageError(`Give only one of ${given.join(', ')}.`, `For example: {"resource": "${resource.name}", "${given[0]}": "…"}`);
-    const flag = given[0];
-    const relation = flag === undefined ? undefined : resource.relations?.find((r) => r.flag === flag);
-    if (flag !== undefined && !relation) {
-      const takes = (resource.relations ?? []).map((r) => r.flag);
-      throw new UsageError(`${resource.name} cannot be filtered by ${flag}.`, takes.length > 0 ? `It takes: ${takes.join(', ')}.` : `List all ${resource.name}, with no filter.`);
-    }
-    const filter = relation ? { relation, id: String(a[relation.flag]) } : undefined;
-    const target = relation ? findResource(relation.target) : undefined;
-    const { checkIds } = await import('../core/by-id.js');
-    if (target && filter) checkIds(target, [filter.id]);
+    const [{ relationFilter, directPath, sources: sourcesOf, walkSources, positionAfter }, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
+    const filter = relationFilter(resource, Object.fromEntries(FILTERS.map((f) => [f, a[f]])), { flag: (f) => f, example: (f) => `{"resource": "${resource.name}", "${f}": "…"}` });
+    const relation = filter?.relation;
     const filterKey = filter ? `${filter.relation.flag}=${filter.id}` : null;
     const baseUrl = this.ctx.baseUrl();
     const cursor = typeof a.cursor === 'string' ? await this.cursors.open(a.cursor, { resource: resource.name, filter: filterKey, baseUrl }) : undefined;
     const limit = typeof a.limit === 'number' ? a.limit : undefined;
-    const [{ directPath, sources: sourcesOf, walkSources, positionAfter }, shape] = await Promise.all([import('../core/relations.js'), this.shaper(a.fields)]);
     // Without limit, one page of the API, where the API has one for the question; a walk
     // that filters has no page of its own to stop at.
     const onePage = limit === undefined && directPath(resource, filter) !== undefined;

@@ -21,6 +21,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HostctlError, UsageError } from '../errors.js';
+import { systemClock, type Clock } from '../runtime.js';
 import { jqWorker, type FromWorker, type ToWorker, type WorkerData } from './jq-worker.js';
 
 /** The engine's file in dist/chunks/, set by scripts/build.mjs; unset when run from src/. */
@@ -41,6 +42,12 @@ const FLUSH_MS = 50;
 export interface JqBounds {
   /** The time jq may compute, in ms (tests pass a short one). */
   timeMs: number;
+  /**
+   * What jq's computing is timed on. The real clock, also in the in-process layer: the
+   * bound is on jq's real work, which a virtual clock does not see (unit tests pass one
+   * that does).
+   */
+  clock: Clock;
 }
 
 const WORKER_SOURCE = `const { parentPort, workerData } = require('node:worker_threads');\n(${jqWorker.toString()})(parentPort, workerData, require);`;
@@ -112,22 +119,28 @@ export async function startJq(expr: string, bounds: Partial<JqBounds> = {}): Pro
 
   // jq computes from when its engine is loaded, and again after each batch of output has
   // been written; the time it waits for the reader does not count.
+  const time = bounds.clock ?? systemClock;
   let left = timeMs;
   let since: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: AbortController | undefined;
   let failed: ((err: Error) => void) | undefined;
   const clock = {
     start() {
-      since = Date.now();
-      timer = setTimeout(() => {
-        stop();
-        failed?.(outOfTime(timeMs));
-      }, left);
+      since = time.now();
+      const own = (timer = new AbortController());
+      time.sleep(left, own.signal).then(
+        () => {
+          if (own.signal.aborted) return;
+          stop();
+          failed?.(outOfTime(timeMs));
+        },
+        () => undefined,
+      );
     },
     pause() {
       if (since === undefined) return;
-      clearTimeout(timer);
-      left = Math.max(0, left - (Date.now() - since));
+      timer?.abort();
+      left = Math.max(0, left - (time.now() - since));
       since = undefined;
     },
   };

@@ -5,6 +5,7 @@
 import { describe, expect } from 'vitest';
 import { cliTest, type Env } from '../support/fixtures.js';
 import { runCli, runInPty } from '../support/inproc.js';
+import { smallWorld } from '../support/small-world.js';
 import { colorWanted } from '../../src/io.js';
 
 const SGR_COLOUR = /\u001b\[(?:3[0-7]|9[0-7])m/;
@@ -15,8 +16,17 @@ const CURSOR_MOVE = /\u001b\[[0-9;?]*[A-HJKSTfhlsu]/;
 const BARE_CR = /\r(?!\n)/;
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
+/** Twelve apps in pages of five: a walk of three pages, as many as a change of state needs. */
+const APPS = Array.from({ length: 12 }, (_, i) => ({
+  publicId: `ap-access${String(i).padStart(4, '0')}`,
+  name: `shop-${i}`,
+  status: i % 4 === 3 ? 'stopped' : 'running',
+  region: 'eu-west',
+  updatedAt: `2026-01-${String(10 + i)}T10:00:00Z`,
+}));
+
 // CI=true turns spinners off (see IO); these are about a person's terminal.
-const test = cliTest({ sandbox: ['--rate-limit', '100000', '--seed', '11', '--page-size', '5'] })
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', '5', ...smallWorld(undefined, { apps: APPS })] })
   .extend('env', ({ sandboxEnv }) => (extra: Env = {}): Env => ({ ...sandboxEnv, CI: undefined, ...extra }));
 
 describe('colour conventions', () => {

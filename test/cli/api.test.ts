@@ -3,12 +3,12 @@
 // error bodies, and as "another origin" that must never be reached).
 
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tmpDir, type RunResult } from '../support/inproc.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import type { RunResult } from '../support/inproc.js';
+import { platformOf, type PlatformServer } from '../support/servers.js';
+import { smallWorld } from '../support/small-world.js';
 
 interface LoggedBody {
   method: string;
@@ -27,36 +27,32 @@ async function sandboxLog(server: PlatformServer): Promise<{ text: string; entri
 
 const PAGE_SIZE = 7;
 
+/** Twenty apps in pages of seven: a walk of three pages and the empty one that ends it. */
+const APPS = Array.from({ length: 20 }, (_, i) => ({
+  publicId: `ap-api${String(i).padStart(6, '0')}`,
+  name: `api-app-${i}`,
+  status: i % 5 === 4 ? 'stopped' : 'running',
+  region: 'eu-west',
+  createdAt: `2026-01-${String(10 + i)}T10:00:00Z`,
+}));
+
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', String(PAGE_SIZE), ...smallWorld(undefined, { apps: APPS })], runOnSandbox: true })
+  .extend('server', ({ sandbox }): PlatformServer => platformOf(sandbox))
+  /** The file's sandbox's apps as the test begins (earlier tests may have created some). */
+  .extend('apps', ({ server }) => server.all('apps'))
+  .extend('files', ({ newDir }) => ({ path: newDir('hostctl-api-files-') }));
+
+/** hostctl's address and token for `server`. */
+const on = (server: { baseUrl: string; token: string }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token });
+
+const ok = (r: RunResult): RunResult => {
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r;
+};
+
 describe('hostctl api against the sandbox', () => {
-  let server: PlatformServer;
-  let config: { path: string; cleanup(): void };
-  let files: { path: string; cleanup(): void };
-  let apps: Record<string, unknown>[];
-
-  const hostctl = (args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<RunResult> =>
-    runCli(args, {
-      input: opts.input,
-      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, ...opts.env },
-    });
-  const ok = (r: RunResult): RunResult => {
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    return r;
-  };
-
-  beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '100000', '--page-size', String(PAGE_SIZE), '--seed', '3']);
-    config = tmpDir();
-    files = tmpDir();
-    apps = await server.all('apps');
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-    files?.cleanup();
-  });
-
-  it('GET by default: the body as pretty JSON without JSON-LD members, one request', async () => {
+  test('GET by default: the body as pretty JSON without JSON-LD members, one request', async ({ hostctl, server, apps }) => {
     await server.clearRequests();
     const r = ok(await hostctl(['api', '/apps']));
     expect(r.stdout).toMatch(/^\[\n {2}\{\n {4}"publicId"/);
@@ -66,7 +62,7 @@ describe('hostctl api against the sandbox', () => {
     expect(await server.requests()).toEqual([{ method: 'GET', path: '/v1/apps', query: '' }]);
   });
 
-  it('takes a path without a slash, and an absolute URL of the same origin', async () => {
+  test('takes a path without a slash, and an absolute URL of the same origin', async ({ hostctl, server, apps }) => {
     const id = String(apps[0]!.publicId);
     const plain = JSON.parse(ok(await hostctl(['api', `apps/${id}`])).stdout) as Record<string, unknown>;
     const absolute = JSON.parse(ok(await hostctl(['api', `${server.baseUrl}/apps/${id}`])).stdout) as Record<string, unknown>;
@@ -74,7 +70,7 @@ describe('hostctl api against the sandbox', () => {
     expect(absolute).toEqual(apps[0]);
   });
 
-  it('POST with -f and -F: the server receives typed JSON (numbers, booleans, null, @file, nesting)', async () => {
+  test('POST with -f and -F: the server receives typed JSON (numbers, booleans, null, @file, nesting)', async ({ hostctl, server, files }) => {
     await server.clearRequests();
     const readme = join(files.path, 'readme.txt');
     writeFileSync(readme, 'line one\nline "two"\n');
@@ -117,7 +113,7 @@ describe('hostctl api against the sandbox', () => {
     expect(fetched.replicas).toBe(3);
   });
 
-  it('-X GET puts the fields in the query string, brackets raw, in order', async () => {
+  test('-X GET puts the fields in the query string, brackets raw, in order', async ({ hostctl, server, apps }) => {
     await server.clearRequests();
     const [a, b] = [String(apps[3]!.publicId), String(apps[1]!.publicId)];
     const r = ok(await hostctl(['api', '-X', 'GET', '/apps', '-f', `publicId[]=${a}`, '-F', `publicId[]=${b}`]));
@@ -125,7 +121,7 @@ describe('hostctl api against the sandbox', () => {
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((x) => x.publicId).sort()).toEqual([a, b].sort());
   });
 
-  it('--input FILE sends the file as the body, byte for byte; fields then go to the query string', async () => {
+  test('--input FILE sends the file as the body, byte for byte; fields then go to the query string', async ({ hostctl, server, files }) => {
     await server.clearRequests();
     const file = join(files.path, 'body.json');
     writeFileSync(file, '{"name":"from-file","size":1.50}');
@@ -136,22 +132,22 @@ describe('hostctl api against the sandbox', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'from-file' });
   });
 
-  it('--input - reads the body from stdin; -F key=@- reads a value from stdin', async () => {
+  test('--input - reads the body from stdin; -F key=@- reads a value from stdin', async ({ hostctl, server }) => {
     await server.clearRequests();
-    ok(await hostctl(['api', '/apps', '--input', '-'], { input: '{"name":"from-stdin"}' }));
-    ok(await hostctl(['api', '/apps', '-F', 'description=@-', '-f', 'name=stdin-field'], { input: 'typed on stdin\n' }));
+    ok(await hostctl(['api', '/apps', '--input', '-'], {}, { input: '{"name":"from-stdin"}' }));
+    ok(await hostctl(['api', '/apps', '-F', 'description=@-', '-f', 'name=stdin-field'], {}, { input: 'typed on stdin\n' }));
     const { entries } = await sandboxLog(server);
     expect(entries.map((e) => e.body)).toEqual([{ name: 'from-stdin' }, { description: 'typed on stdin\n', name: 'stdin-field' }]);
   });
 
-  it('-H sends a header: Accept: text/html gets the HTML reference, printed as it came', async () => {
+  test('-H sends a header: Accept: text/html gets the HTML reference, printed as it came', async ({ hostctl }) => {
     const r = ok(await hostctl(['api', '/docs', '-H', 'Accept: text/html']));
     expect(r.stdout).toMatch(/^<!doctype html>/i);
     const json = ok(await hostctl(['api', '/docs']));
     expect(JSON.parse(json.stdout)).toMatchObject({ openapi: expect.stringMatching(/^3\./) as unknown });
   });
 
-  it('-i prints the status line and headers on stdout before the body', async () => {
+  test('-i prints the status line and headers on stdout before the body', async ({ hostctl, apps }) => {
     const r = ok(await hostctl(['api', '-i', `/apps/${String(apps[0]!.publicId)}`]));
     const [head, body] = r.stdout.split('\n\n', 2) as [string, string];
     const lines = head.split('\n');
@@ -161,9 +157,7 @@ describe('hostctl api against the sandbox', () => {
     expect(JSON.parse(body)).toEqual(apps[0]);
   });
 
-  it('--paginate walks every page (?page=N+1) and concatenates the arrays', async () => {
-    // Read again: the POSTs above added apps.
-    const apps = await server.all('apps');
+  test('--paginate walks every page (?page=N+1) and concatenates the arrays', async ({ hostctl, server, apps }) => {
     await server.clearRequests();
     const r = ok(await hostctl(['api', '/apps', '--paginate']));
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((a) => a.publicId)).toEqual(apps.map((a) => a.publicId));
@@ -174,8 +168,7 @@ describe('hostctl api against the sandbox', () => {
     expect(requests.map((q) => q.query)).toEqual(['', ...Array.from({ length: pages - 1 }, (_v, i) => `page=${i + 2}`)]);
   });
 
-  it('--paginate -o ndjson prints one object per line; -i prints each page\'s head', async () => {
-    const apps = await server.all('apps');
+  test('--paginate -o ndjson prints one object per line; -i prints each page\'s head', async ({ hostctl, apps }) => {
     const nd = ok(await hostctl(['api', '/apps', '--paginate', '-o', 'ndjson']));
     const lines = nd.stdout.trimEnd().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as Record<string, unknown>).publicId)).toEqual(apps.map((a) => a.publicId));
@@ -183,14 +176,14 @@ describe('hostctl api against the sandbox', () => {
     expect(withHead.stdout.match(/^HTTP\/1\.1 200 OK$/gm)).toHaveLength(Math.floor(apps.length / PAGE_SIZE) + 1);
   });
 
-  it('-o tsv and --fields go through the same output layer as list', async () => {
+  test('-o tsv and --fields go through the same output layer as list', async ({ hostctl, apps }) => {
     const r = ok(await hostctl(['api', '/apps', '-o', 'tsv', '--fields', 'publicId,name']));
     expect(r.stdout).toBe(apps.slice(0, PAGE_SIZE).map((a) => `${String(a.publicId)}\t${String(a.name)}\n`).join(''));
     const json = ok(await hostctl(['api', '/apps', '--json', '--fields', 'publicId']));
     expect(JSON.parse(json.stdout)).toEqual(apps.slice(0, PAGE_SIZE).map((a) => ({ publicId: a.publicId })));
   });
 
-  it('-X sends that method; a 4xx other than 401/403/404 exits 1 with its body', async () => {
+  test('-X sends that method; a 4xx other than 401/403/404 exits 1 with its body', async ({ hostctl, server, apps }) => {
     await server.clearRequests();
     const r = await hostctl(['api', '-X', 'delete', `/apps/${String(apps[0]!.publicId)}`]);
     expect(r.code).toBe(1);
@@ -199,21 +192,15 @@ describe('hostctl api against the sandbox', () => {
     expect((await server.requests()).map((q) => q.method)).toEqual(['DELETE']);
   });
 
-  it('prints JSON by default even where the profile sets another output format', async () => {
-    const dir = tmpDir();
-    try {
-      const env = { HOSTCTL_CONFIG_DIR: dir.path };
-      expect((await hostctl(['config', 'set', 'profiles.default.output', 'tsv'], { env })).code).toBe(0);
-      const listed = await hostctl(['apps', 'list', '--fields', 'publicId'], { env });
-      expect(listed.stdout.split('\n')[0]).toBe(String(apps[0]!.publicId));
-      const r = await hostctl(['api', '/apps', '--fields', 'publicId'], { env });
-      expect(JSON.parse(r.stdout)).toEqual(apps.slice(0, PAGE_SIZE).map((a) => ({ publicId: a.publicId })));
-    } finally {
-      dir.cleanup();
-    }
+  test('prints JSON by default even where the profile sets another output format', async ({ hostctl, apps }) => {
+    expect((await hostctl(['config', 'set', 'profiles.default.output', 'tsv'])).code).toBe(0);
+    const listed = await hostctl(['apps', 'list', '--fields', 'publicId']);
+    expect(listed.stdout.split('\n')[0]).toBe(String(apps[0]!.publicId));
+    const r = await hostctl(['api', '/apps', '--fields', 'publicId']);
+    expect(JSON.parse(r.stdout)).toEqual(apps.slice(0, PAGE_SIZE).map((a) => ({ publicId: a.publicId })));
   });
 
-  it('a 404 exits 3: the problem body on stdout, one message on stderr', async () => {
+  test('a 404 exits 3: the problem body on stdout, one message on stderr', async ({ hostctl }) => {
     const r = await hostctl(['api', '/apps/ap-doesnotexist']);
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 404 });
@@ -221,25 +208,21 @@ describe('hostctl api against the sandbox', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('a cross-origin URL is refused (exit 2) and no request reaches either origin', async () => {
-    const other = await startAlt();
-    try {
-      await server.clearRequests();
-      const elsewhere = await hostctl(['api', `${other.baseUrl}/apps`]);
-      expect(elsewhere.code).toBe(2);
-      expect(elsewhere.stdout).toBe('');
-      expect(elsewhere.stderr).toMatch(/Refusing http:\/\/127\.0\.0\.1:\d+: hostctl sends requests \(and the token\) only to the base URL's origin/);
-      // Same server, other spelling of the host: another origin all the same.
-      const port = new URL(server.baseUrl).port;
-      expect((await hostctl(['api', `http://localhost:${port}/v1/apps`])).code).toBe(2);
-      expect(other.alt.requests).toHaveLength(0);
-      expect(await server.requests()).toHaveLength(0);
-    } finally {
-      await other.stop();
-    }
+  test('a cross-origin URL is refused (exit 2) and no request reaches either origin', async ({ hostctl, server, alt }) => {
+    const other = await alt();
+    await server.clearRequests();
+    const elsewhere = await hostctl(['api', `${other.baseUrl}/apps`]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stdout).toBe('');
+    expect(elsewhere.stderr).toMatch(/Refusing http:\/\/127\.0\.0\.1:\d+: hostctl sends requests \(and the token\) only to the base URL's origin/);
+    // Same server, other spelling of the host: another origin all the same.
+    const port = new URL(server.baseUrl).port;
+    expect((await hostctl(['api', `http://localhost:${port}/v1/apps`])).code).toBe(2);
+    expect(other.alt.requests).toHaveLength(0);
+    expect(await server.requests()).toHaveLength(0);
   });
 
-  it('a relative path that climbs out of the base path, however spelt: exit 2 naming where it lands, nothing sent, no token needed', async () => {
+  test('a relative path that climbs out of the base path, however spelt: exit 2 naming where it lands, nothing sent, no token needed', async ({ hostctl, server }) => {
     const origin = new URL(server.baseUrl).origin;
     await server.clearRequests();
     const cases: Array<[string, string]> = [
@@ -258,7 +241,7 @@ describe('hostctl api against the sandbox', () => {
     ];
     for (const [path, lands] of cases) {
       for (const env of [{}, { HOSTCTL_TOKEN: undefined }]) {
-        const r = await hostctl(['api', path], { env });
+        const r = await hostctl(['api', path], env);
         expect(r.code, `${path}: ${r.stderr}`).toBe(2);
         expect(r.stdout).toBe('');
         expect(r.stderr, path).toContain(`resolves to ${origin}${lands}, outside the base URL ${server.baseUrl}; nothing was sent.`);
@@ -272,7 +255,7 @@ describe('hostctl api against the sandbox', () => {
     expect((await server.requests()).map((q) => q.path)).toEqual(['/v1/apps', '/x']);
   });
 
-  it('bad input is a usage error (exit 2) before any request, with the next step', async () => {
+  test('bad input is a usage error (exit 2) before any request, with the next step', async ({ hostctl, server, files }) => {
     await server.clearRequests();
     const cases: Array<[string[], RegExp]> = [
       [['api', '/apps', '-f', 'novalue'], /-f "novalue" is not key=value/],
@@ -296,7 +279,7 @@ describe('hostctl api against the sandbox', () => {
     expect(await server.requests()).toHaveLength(0);
   });
 
-  it('-R prints the rate-limit line; -v logs the exchange with the token redacted', async () => {
+  test('-R prints the rate-limit line; -v logs the exchange with the token redacted', async ({ hostctl, server }) => {
     const r = await hostctl(['api', '/apps', '-R', '-v', '-o', 'tsv', '--fields', 'publicId']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^Rate limit: \d+\/100000 requests left, resets in \d+s \(this command: \d+ requests?\)$/m);
@@ -306,88 +289,57 @@ describe('hostctl api against the sandbox', () => {
     expect(r.stdout).not.toContain(server.token);
   });
 
-  it('a rejected token: exit 4, the 401 body on stdout, the sandbox\'s advice, and the next run sends nothing', async () => {
-    const dir = tmpDir();
-    try {
-      await server.clearRequests();
-      const env = { HOSTCTL_TOKEN: 'hsb_not_a_real_token', HOSTCTL_CONFIG_DIR: dir.path };
-      const first = await hostctl(['api', '/apps'], { env });
-      expect(first.code).toBe(4);
-      expect(JSON.parse(first.stdout)).toMatchObject({ status: 401 });
-      // The sandbox says it is one: its advice, not the dashboard's (it has none).
-      expect(first.stderr).toContain('This base URL is a hostctl sandbox');
-      expect(first.stderr).not.toContain('dashboard');
-      const second = await hostctl(['api', '/apps'], { env });
-      expect(second.code).toBe(4);
-      expect(second.stderr).toMatch(/will not send it again/);
-      expect(await server.requests()).toHaveLength(1);
-    } finally {
-      dir.cleanup();
-    }
+  test('a rejected token: exit 4, the 401 body on stdout, the sandbox\'s advice, and the next run sends nothing', async ({ hostctl, server }) => {
+    await server.clearRequests();
+    const env = { HOSTCTL_TOKEN: 'hsb_not_a_real_token' };
+    const first = await hostctl(['api', '/apps'], env);
+    expect(first.code).toBe(4);
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: 401 });
+    // The sandbox says it is one: its advice, not the dashboard's (it has none).
+    expect(first.stderr).toContain('This base URL is a hostctl sandbox');
+    expect(first.stderr).not.toContain('dashboard');
+    const second = await hostctl(['api', '/apps'], env);
+    expect(second.code).toBe(4);
+    expect(second.stderr).toMatch(/will not send it again/);
+    expect(await server.requests()).toHaveLength(1);
   });
 });
 
 describe('hostctl api and the rate limit (sandbox: 1 request per 2 s)', () => {
-  let server: PlatformServer;
-  beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '1', '--window', '2']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  it('a 429 is waited out and the request sent again; --no-wait exits 5', async () => {
+  test('a 429 is waited out and the request sent again; --no-wait exits 5', async ({ hostctl, sandboxes, newDir }) => {
+    const limited = await sandboxes(['--rate-limit', '1', '--window', '2']);
     // Separate config dirs: no saved state, so the second command meets a 429.
-    const dirs = [tmpDir(), tmpDir(), tmpDir()];
-    const run = (i: number, extra: string[] = []) =>
-      runCli(['api', '/apps', '-o', 'tsv', '--fields', 'publicId', ...extra], {
-        env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: dirs[i]!.path },
-      });
-    try {
-      expect((await run(0)).code).toBe(0);
-      const waited = await run(1);
-      expect(waited.code).toBe(0);
-      expect(waited.stderr).toMatch(/Rate limit reached: waiting \d+s/);
-      expect(waited.stdout).not.toBe('');
-      const refused = await run(2, ['--no-wait']);
-      expect(refused.code).toBe(5);
-      expect(refused.stdout).toBe('');
-      expect(refused.stderr).toMatch(/--no-wait is set/);
-    } finally {
-      for (const d of dirs) d.cleanup();
-    }
+    const run = (extra: string[] = []) =>
+      hostctl(['api', '/apps', '-o', 'tsv', '--fields', 'publicId', ...extra], { ...on(limited), HOSTCTL_CONFIG_DIR: newDir('hostctl-config-') });
+    expect((await run()).code).toBe(0);
+    const waited = await run();
+    expect(waited.code).toBe(0);
+    expect(waited.stderr).toMatch(/Rate limit reached: waiting \d+s/);
+    expect(waited.stdout).not.toBe('');
+    const refused = await run(['--no-wait']);
+    expect(refused.code).toBe(5);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/--no-wait is set/);
   });
 });
 
 describe('hostctl api against the alt server (Link-header paging, its own error bodies)', () => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  let config: { path: string; cleanup(): void };
-  const hostctl = (args: string[]): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
-
-  beforeAll(async () => {
-    server = await startAlt({ limit: 100000, pageSize: 4 });
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('--paginate follows the Link header, as list --all does', async () => {
+  test('--paginate follows the Link header, as list --all does', async ({ hostctl, alt }) => {
+    const server = await alt({ limit: 100000, pageSize: 4 });
     const apps = await server.all('apps');
     server.alt.clearRequests();
-    const r = await hostctl(['api', '/apps', '--paginate']);
+    const r = await hostctl(['api', '/apps', '--paginate'], on(server));
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as Record<string, unknown>[]).map((a) => a.publicId)).toEqual(apps.map((a) => a.publicId));
     expect(server.alt.requests).toHaveLength(Math.ceil(apps.length / 4));
     expect(server.alt.requests.slice(1).every((q) => /(^|&)cursor=/.test(q.query))).toBe(true);
   });
 
-  it('a 5xx exits 1, with the server\'s error body on stdout', async () => {
-    const bad = join(config.path, 'bad.json');
+  test('a 5xx exits 1, with the server\'s error body on stdout', async ({ hostctl, alt, files }) => {
+    const server = await alt({ limit: 100000, pageSize: 4 });
+    const bad = join(files.path, 'bad.json');
     writeFileSync(bad, '{not json');
-    const r = await hostctl(['api', '/apps', '--input', bad]);
+    const r = await hostctl(['api', '/apps', '--input', bad], on(server));
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'internal', message: 'Something broke.' } });
     expect(r.stderr).toMatch(/^hostctl: The API failed with 500 Internal Server Error for POST \/v1\/apps/);
@@ -397,32 +349,18 @@ describe('hostctl api against the alt server (Link-header paging, its own error 
 // hostctl asks for plain JSON; a server may answer JSON-LD anyway, and its `@` members
 // never reach the output (the envelope itself is what the server said, and is kept).
 describe.each(['member', 'hydra'] as const)('hostctl api against a server that answers JSON-LD to Accept: application/json (%s)', (style) => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  let config: { path: string; cleanup(): void };
-  const hostctl = (args: string[]): Promise<RunResult> =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path } });
-  const items = (n: number) => server.alt.objects('apps').slice(0, n);
-
-  beforeAll(async () => {
-    server = await startAlt({ limit: 100000, pageSize: 4, jsonLd: style });
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('GET: the envelope without its @ members', async () => {
-    const r = await hostctl(['api', '/apps']);
+  test('GET: the envelope without its @ members', async ({ hostctl, alt }) => {
+    const server = await alt({ limit: 100000, pageSize: 4, jsonLd: style });
+    const r = await hostctl(['api', '/apps'], on(server));
     expect(r.code).toBe(0);
     const [member, view, next] = style === 'hydra' ? ['hydra:member', 'hydra:view', 'hydra:next'] : ['member', 'view', 'next'];
-    expect(JSON.parse(r.stdout)).toEqual({ [member]: items(4), [view]: { [next]: expect.stringMatching(/^\/v1\/apps\?cursor=\w+$/) as unknown } });
+    expect(JSON.parse(r.stdout)).toEqual({ [member]: server.alt.objects('apps').slice(0, 4), [view]: { [next]: expect.stringMatching(/^\/v1\/apps\?cursor=\w+$/) as unknown } });
     expect(r.stdout).not.toMatch(/"@/);
   });
 
-  it('--paginate: every item of every envelope, without @ members', async () => {
-    server.alt.clearRequests();
-    const r = await hostctl(['api', '/apps', '--paginate']);
+  test('--paginate: every item of every envelope, without @ members', async ({ hostctl, alt }) => {
+    const server = await alt({ limit: 100000, pageSize: 4, jsonLd: style });
+    const r = await hostctl(['api', '/apps', '--paginate'], on(server));
     expect(r.code).toBe(0);
     const all = server.alt.objects('apps');
     expect(JSON.parse(r.stdout)).toEqual(all);
@@ -433,13 +371,9 @@ describe.each(['member', 'hydra'] as const)('hostctl api against a server that a
 
 describe('hostctl api never prints the token, even when a server echoes it', () => {
   const token = 'echo_token_0123456789abcdefWXYZ';
-  let echo: Server;
-  let baseUrl: string;
-  let config: { path: string; cleanup(): void };
 
-  beforeAll(async () => {
-    config = tmpDir();
-    echo = createServer((req, res) => {
+  test('in the body, in -i headers, in error bodies and across --paginate pages', async ({ hostctl, hostile }) => {
+    const echo = await hostile((req, res) => {
       const auth = req.headers.authorization ?? '';
       const seen = auth.replace(/^Bearer /, '');
       const status = req.url?.startsWith('/v1/fail') ? 400 : 200;
@@ -449,18 +383,8 @@ describe('hostctl api never prints the token, even when a server echoes it', () 
       res.writeHead(status, { 'Content-Type': 'application/json', 'X-Echo': auth, 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '99', 'X-RateLimit-Reset': '60' });
       res.end(body);
     });
-    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => echo.close(() => resolve()));
-    config?.cleanup();
-  });
-
-  const hostctl = (args: string[]) => runCli(args, { env: { HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token, HOSTCTL_CONFIG_DIR: config.path } });
-
-  it('in the body, in -i headers, in error bodies and across --paginate pages', async () => {
-    const runs = [await hostctl(['api', '-i', '/echo']), await hostctl(['api', '/fail']), await hostctl(['api', '/list', '--paginate', '-i']), await hostctl(['api', '/echo', '-o', 'tsv'])];
+    const run = (args: string[]) => hostctl(args, { HOSTCTL_BASE_URL: echo.baseUrl, HOSTCTL_TOKEN: token });
+    const runs = [await run(['api', '-i', '/echo']), await run(['api', '/fail']), await run(['api', '/list', '--paginate', '-i']), await run(['api', '/echo', '-o', 'tsv'])];
     expect(runs.map((r) => r.code)).toEqual([0, 1, 0, 0]);
     for (const r of runs) {
       expect(r.stdout + r.stderr).not.toContain(token);

@@ -2,10 +2,11 @@
 // on a terminal, batch `get` chunking past 4 KiB of URL, and --help with examples for
 // every command. hostctl in-process (test/support/inproc.ts) against real loopback servers.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
-import { runCli, runInPty, tmpDir, type RunResult } from '../support/inproc.js';
-import { startAlt, startSandboxServer, type PlatformServer } from '../support/inproc.js';
+import { cliTerminalTest, type Env } from '../support/fixtures.js';
+import type { RunResult } from '../support/inproc.js';
+import { platformOf, type PlatformServer } from '../support/servers.js';
 import { buildProgram } from '../../src/cli.js';
 
 const ESC = '\u001b';
@@ -13,113 +14,86 @@ const ESC = '\u001b';
 const SGR_COLOUR = /\u001b\[(?:3[0-7]|9[0-7])m/;
 const SPINNER_FRAME = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
+const on = (server: { baseUrl: string; token: string }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token });
+
+// CI=true turns spinners off (see IO); these tests are about a person's terminal.
+const test = cliTerminalTest({ sandbox: ['--rate-limit', '100000'] }).extend('runEnv', ({ sandbox }): Env => ({ ...on(sandbox), CI: undefined }));
+
 describe('terminal behaviour against the sandbox', () => {
-  let server: PlatformServer;
-  let config: { path: string; cleanup(): void };
-  // CI=true turns spinners off (see IO); these tests are about a person's terminal.
-  const env = (extra: Record<string, string | undefined> = {}) => ({
-    HOSTCTL_BASE_URL: server.baseUrl,
-    HOSTCTL_TOKEN: server.token,
-    HOSTCTL_CONFIG_DIR: config.path,
-    CI: undefined,
-    ...extra,
-  });
-
-  beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '100000']);
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('a table on a terminal colours the status column', async () => {
-    const r = await runInPty(['apps', 'list'], { env: env() });
+  test('a table on a terminal colours the status column', async ({ pty }) => {
+    const r = await pty(['apps', 'list']);
     expect(r.code).toBe(0);
     // The spinner is coloured too; look at a table row's status cell itself.
     expect(r.stdout).toMatch(/\u001b\[32mrunning\u001b\[39m/);
   });
 
-  it('-q turns colour off too, as NO_COLOR does', async () => {
-    const r = await runInPty(['apps', 'list', '-q'], { env: env() });
+  test('-q turns colour off too, as NO_COLOR does', async ({ pty }) => {
+    const r = await pty(['apps', 'list', '-q']);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(SGR_COLOUR);
     expect(r.stdout).toMatch(/running/);
   });
 
-  it('--no-color, NO_COLOR and FORCE_COLOR=0 leave no escape sequence at all on a terminal', async () => {
+  test('--no-color, NO_COLOR and FORCE_COLOR=0 leave no escape sequence at all on a terminal', async ({ pty }) => {
     for (const [args, extra] of [
       [['apps', 'list', '--no-color'], {}],
       [['apps', 'list'], { NO_COLOR: '1' }],
       [['apps', 'list'], { FORCE_COLOR: '0' }],
     ] as const) {
-      const r = await runInPty([...args], { env: env(extra) });
+      const r = await pty([...args], extra);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout, `${args.join(' ')} ${JSON.stringify(extra)}`).not.toContain(ESC);
       expect(r.stdout).toMatch(/PUBLIC ID/);
     }
   });
 
-  it('FORCE_COLOR=1 colours a table even into a pipe; a pipe is plain otherwise', async () => {
-    const forced = await runCli(['apps', 'list', '-o', 'table'], { env: env({ FORCE_COLOR: '1' }) });
+  test('FORCE_COLOR=1 colours a table even into a pipe; a pipe is plain otherwise', async ({ hostctl }) => {
+    const forced = await hostctl(['apps', 'list', '-o', 'table'], { FORCE_COLOR: '1' });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(SGR_COLOUR);
-    const plain = await runCli(['apps', 'list', '-o', 'table'], { env: env() });
+    const plain = await hostctl(['apps', 'list', '-o', 'table']);
     expect(plain.stdout).not.toContain(ESC);
   });
 
-  it('-q: no spinner and no notes on a terminal; errors still reach stderr', async () => {
-    const quiet = await runInPty(['apps', 'list', '--all', '-q'], { env: env() });
+  test('-q: no spinner and no notes on a terminal; errors still reach stderr', async ({ hostctl, pty }) => {
+    const quiet = await pty(['apps', 'list', '--all', '-q']);
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).not.toMatch(SPINNER_FRAME);
     expect(quiet.stdout).not.toMatch(/Fetching/);
-    const failed = await runCli(['apps', 'get', 'ap-doesnotexist', '-q'], { env: env() });
+    const failed = await hostctl(['apps', 'get', 'ap-doesnotexist', '-q']);
     expect(failed.code).toBe(3);
     expect(failed.stderr).toBe('hostctl: not found: ap-doesnotexist\nRun "hostctl apps list" to see the apps this token can see.\n');
   });
 
-  it('a terminal that reports 0 columns: no spinner (it would never stop clearing), a table of 80', async () => {
-    const r = await runInPty(['apps', 'list', '--all'], { env: env(), columns: 0 });
+  test('a terminal that reports 0 columns: no spinner (it would never stop clearing), a table of 80', async ({ pty }) => {
+    const r = await pty(['apps', 'list', '--all'], {}, { columns: 0 });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(SPINNER_FRAME);
     expect(r.stdout).toMatch(/PUBLIC ID/);
     for (const line of r.stdout.split(/\r?\n/)) expect([...line.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')].length).toBeLessThanOrEqual(80);
   });
 
-  it('under CI (true, 1, True: what CI services set): no spinner even on a terminal; CI=false is no CI', async () => {
+  test('under CI (true, 1, True: what CI services set): no spinner even on a terminal; CI=false is no CI', async ({ pty }) => {
     for (const ci of ['true', '1', 'True']) {
-      const r = await runInPty(['apps', 'list', '--all'], { env: env({ CI: ci }) });
+      const r = await pty(['apps', 'list', '--all'], { CI: ci });
       expect(r.code).toBe(0);
       expect(r.stdout, `CI=${ci}`).not.toMatch(SPINNER_FRAME);
     }
-    const off = await runInPty(['apps', 'list', '--all'], { env: env({ CI: 'false' }) });
+    const off = await pty(['apps', 'list', '--all'], { CI: 'false' });
     expect(off.stdout).toMatch(SPINNER_FRAME);
   });
 
-  it('no spinner when stderr is not a terminal, even with --all', async () => {
-    const r = await runCli(['apps', 'list', '--all'], { env: env() });
+  test('no spinner when stderr is not a terminal, even with --all', async ({ hostctl }) => {
+    const r = await hostctl(['apps', 'list', '--all']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
   });
 });
 
 describe('the spinner counts pages during --all (alt server, 300 ms per response)', () => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  let config: { path: string; cleanup(): void };
-  beforeAll(async () => {
-    server = await startAlt({ limit: 100000, delayMs: 300 });
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('shows "page N, M so far" on stderr while it walks, then clears the line for the table', async () => {
-    const r = await runInPty(['environments', 'list', '--all', '--fields', 'publicId'], {
-      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path, CI: undefined },
-    });
+  test('shows "page N, M so far" on stderr while it walks, then clears the line for the table', async ({ pty, alt }) => {
+    const server = await alt({ limit: 100000, delayMs: 300 });
+    const r = await pty(['environments', 'list', '--all', '--fields', 'publicId'], on(server));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(SPINNER_FRAME);
     expect(r.stdout).toMatch(/page [2-9], \d+ so far/);
@@ -129,36 +103,19 @@ describe('the spinner counts pages during --all (alt server, 300 ms per response
   });
 });
 
-const servers: Array<[string, () => Promise<PlatformServer>]> = [
-  ['sandbox', () => startSandboxServer(['--rate-limit', '100000'])],
-  ['alt', () => startAlt({ limit: 100000 })],
-];
-
-describe.each(servers)('batch get past 4 KiB of URL against %s', (_name, start) => {
-  let server: PlatformServer;
-  let config: { path: string; cleanup(): void };
+describe.each(['sandbox', 'alt'] as const)('batch get past 4 KiB of URL against %s', (kind) => {
   // 200 IDs of 48 characters: about 12 KiB of publicId[] parameters.
   const ids = Array.from({ length: 200 }, (_, i) => `ap-chunk-${String(i).padStart(3, '0')}-${'x'.repeat(35)}`);
 
-  beforeAll(async () => {
-    server = await start();
-    config = tmpDir();
+  test('splits into requests of at most 4 KiB of URL, asks for each ID once, and prints in the order asked', async ({ hostctl, sandbox, alt }) => {
+    const server: PlatformServer = kind === 'sandbox' ? platformOf(sandbox) : await alt({ limit: 100000 });
     await server.plant(
       'apps',
       ids.map((publicId, i) => ({ publicId, name: `chunked-${i}`, status: 'running' })),
     );
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-
-  it('splits into requests of at most 4 KiB of URL, asks for each ID once, and prints in the order asked', async () => {
     const asked = [...ids].reverse();
     await server.clearRequests();
-    const r: RunResult = await runCli(['apps', 'get', ...asked, '--json', '--fields', 'publicId'], {
-      env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path },
-    });
+    const r: RunResult = await hostctl(['apps', 'get', ...asked, '--json', '--fields', 'publicId'], on(server));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { publicId: string }[]).map((a) => a.publicId)).toEqual(asked);
@@ -188,11 +145,11 @@ describe('--help', () => {
     return out;
   }
 
-  it('every command answers --help with a description, two examples or more, its inherited flags and where to read more, exit 0', async () => {
+  test('every command answers --help with a description, two examples or more, its inherited flags and where to read more, exit 0', async ({ hostctl }) => {
     const paths = [[], ...commandPaths(buildProgram())];
     expect(paths.length).toBeGreaterThan(30);
     for (const path of paths) {
-      const r = await runCli([...path, '--help']);
+      const r = await hostctl([...path, '--help']);
       const name = `hostctl ${path.join(' ')} --help`;
       expect(r.code, name).toBe(0);
       expect(r.stdout, name).toMatch(/^Usage: hostctl/);

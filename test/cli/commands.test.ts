@@ -4,26 +4,27 @@
 // (the program's, or the sandbox's own for `hostctl sandbox`).
 
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { runCli, tmpDir } from '../support/inproc.js';
+import { cliTest } from '../support/fixtures.js';
 import { MemoryStream } from '../support/memory-stream.js';
 import { buildProgram } from '../../src/cli.js';
 import { sandboxProgram } from '../../src/sandbox/main.js';
 import type { CommandData, FlagData } from '../../src/help/tree.js';
 import type { Runtime } from '../../src/runtime.js';
 
-async function tree(): Promise<CommandData[]> {
-  const config = tmpDir('hostctl-commands-');
-  try {
-    const r = await runCli(['commands', '--json'], { env: { HOSTCTL_CONFIG_DIR: config.path } });
+// The command tree is no world: every test here runs hostctl in its own home and config
+// dir, with no server.
+const test = cliTest()
+  /** hostctl commands with these words; exit 0 and nothing on stderr. */
+  .extend('commands', ({ hostctl }) => async (args: string[]): Promise<string> => {
+    const r = await hostctl(['commands', ...args]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    return JSON.parse(r.stdout) as CommandData[];
-  } finally {
-    config.cleanup();
-  }
-}
+    return r.stdout;
+  })
+  /** What `hostctl commands --json` lists. */
+  .extend('tree', async ({ commands }) => JSON.parse(await commands(['--json'])) as CommandData[]);
 
 const words = (c: CommandData) => c.name.split(' ').slice(1);
 
@@ -60,8 +61,7 @@ async function parses(argv: string[]): Promise<void> {
 }
 
 describe('hostctl commands', () => {
-  it('--json: every command with aliases, arguments, flags (with their kind, default, choices, repeats, inherited) and examples', async () => {
-    const commands = await tree();
+  test('--json: every command with aliases, arguments, flags (with their kind, default, choices, repeats, inherited) and examples', async ({ tree: commands }) => {
     const names = commands.map((c) => c.name);
     for (const top of ['auth', 'apps', 'environments', 'api', 'docs', 'rate-limit', 'config', 'completion', 'sandbox', 'commands', 'help', 'version']) {
       expect(names).toContain(`hostctl ${top}`);
@@ -84,9 +84,8 @@ describe('hostctl commands', () => {
     expect(sandbox?.flags.every((f) => !f.inherited)).toBe(true);
   });
 
-  it('without --json: the same commands as an indented list, flags under each', async () => {
-    const commands = await tree();
-    const r = await runCli(['commands']);
+  test('without --json: the same commands as an indented list, flags under each', async ({ tree: commands, hostctl }) => {
+    const r = await hostctl(['commands']);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     for (const c of commands) {
@@ -99,56 +98,39 @@ describe('hostctl commands', () => {
   });
 
   describe('the output options every data command takes', () => {
-    /** hostctl commands with these words, in a config dir of its own; exit 0 and nothing on stderr. */
-    async function commands(args: string[]): Promise<string> {
-      const config = tmpDir('hostctl-commands-');
-      try {
-        const r = await runCli(['commands', ...args], { env: { HOSTCTL_CONFIG_DIR: config.path } });
-        expect(r.code, r.stderr).toBe(0);
-        expect(r.stderr).toBe('');
-        return r.stdout;
-      } finally {
-        config.cleanup();
-      }
-    }
-
-    it('--jq runs over the tree as data, with or without --json', async () => {
-      const all = await tree();
+    test('--jq runs over the tree as data, with or without --json', async ({ tree: all, commands }) => {
       expect(await commands(['--json', '--jq', '.[0].name'])).toBe(`${all[0]?.name}\n`);
       expect(await commands(['--jq', '[.[] | select(.name | startswith("hostctl apps "))] | length'])).toBe(`${all.filter((c) => c.name.startsWith('hostctl apps ')).length}\n`);
     });
 
-    it('--fields keeps only those members, in json and ndjson', async () => {
-      const all = await tree();
+    test('--fields keeps only those members, in json and ndjson', async ({ tree: all, commands }) => {
       expect(JSON.parse(await commands(['--json', '--fields', 'name,usage']))).toEqual(all.map((c) => ({ name: c.name, usage: c.usage })));
       const lines = (await commands(['-o', 'ndjson', '--fields', 'name'])).trimEnd().split('\n');
       expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(all.map((c) => ({ name: c.name })));
     });
 
-    it('-o tsv: one line per command, its name then its description; --fields picks the cells', async () => {
-      const all = await tree();
+    test('-o tsv: one line per command, its name then its description; --fields picks the cells', async ({ tree: all, commands }) => {
       expect(await commands(['-o', 'tsv'])).toBe(all.map((c) => `${c.name}\t${c.description}\n`).join(''));
       expect(await commands(['-o', 'tsv', '--fields', 'usage'])).toBe(all.map((c) => `${c.usage}\n`).join(''));
     });
 
-    it('a bad --jq is a usage error (exit 2), as for every command', async () => {
-      const r = await runCli(['commands', '--json', '--jq', '.[']);
+    test('a bad --jq is a usage error (exit 2), as for every command', async ({ hostctl }) => {
+      const r = await hostctl(['commands', '--json', '--jq', '.[']);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
     });
   });
 
-  it('each command it lists runs --help', async () => {
-    for (const c of await tree()) {
-      const r = await runCli([...words(c), '--help']);
+  test('each command it lists runs --help', async ({ tree, hostctl }) => {
+    for (const c of tree) {
+      const r = await hostctl([...words(c), '--help']);
       expect(r.code, `${c.name} --help: ${r.stderr}`).toBe(0);
       expect(r.stdout, c.name).toMatch(new RegExp(`^Usage: ${c.name.replace(/^hostctl sandbox$/, 'hostctl sandbox')}`, 'm'));
     }
   });
 
-  it('each flag it lists is accepted by the parser of that command', async () => {
+  test('each flag it lists is accepted by the parser of that command', async ({ tree: all }) => {
     let checked = 0;
-    const all = await tree();
     for (const c of all) {
       // A group given no subcommand shows its help whatever else is there: a flag of a
       // group is tried before one of its commands, as it would be used.
@@ -168,7 +150,7 @@ describe('hostctl commands', () => {
     expect(checked).toBeGreaterThan(300);
   });
 
-  it('a flag that does not exist is refused by the same check (the check can fail)', async () => {
+  test('a flag that does not exist is refused by the same check (the check can fail)', async () => {
     await expect(parses(['apps', 'list', '--no-such-flag'])).rejects.toThrow(/unknown option/);
   });
 });

@@ -1,9 +1,8 @@
 // A linked directory (issue 46): `hostctl link`, `unlink`, the lists that default to the
-// linked app, and `hostctl status`, in a fresh git repository, against the sandbox and the
+// linked app, and `hostctl status`, in a project's directory, against the sandbox and the
 // independent alt server (which names, nests and pages differently). Counts of requests,
-// never timings.
+// never timings. Each test plants an app of its own (its own IDs) into the file's sandbox.
 
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -11,12 +10,13 @@ import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
 import { platformOf, type PlatformServer } from '../support/servers.js';
 import { VirtualClock } from '../support/inproc.js';
+import { smallWorld } from '../support/small-world.js';
 import { InterruptedError } from '../../src/errors.js';
 import type { Clock } from '../../src/runtime.js';
 
-const PAGE = 10;
-
 type Kind = 'sandbox' | 'alt';
+
+const PAGE = 10;
 
 /** One app's world, written in each server's own words: the sandbox's flat `app`/`environment`/`status`/`createdAt`, the alt server's `appId`/`environmentId` (sent nested), `state`, `startedAt`, `fqdn`. */
 function world(kind: Kind, app: string, envCount: number) {
@@ -55,22 +55,38 @@ function world(kind: Kind, app: string, envCount: number) {
   return { envs, deployments, domains, plant, expected };
 }
 
-const test = cliTest()
+/**
+ * The sandbox's world besides what a test plants: three other apps, with more environments
+ * than a page holds and ten pages of deployments, so that each walk spans pages and one
+ * walk of every deployment costs more than the routes of a few environments (the bound of
+ * the status tests tells them apart); the seed's thousand deployments would only make each
+ * walk longer.
+ */
+function others(): Record<string, Record<string, unknown>[]> {
+  const apps = [1, 2, 3].map((a) => ({ publicId: `ap-othershop${a}`, name: `other-shop-${a}`, status: 'running' }));
+  const environments = apps.flatMap((app, a) => [1, 2, 3, 4].map((e) => ({ publicId: `en-othershop${a}${e}`, name: `stage${e}`, app: app.publicId, status: 'running' })));
+  const deployments = environments.flatMap((e) => [1, 2, 3, 4, 5, 6, 7, 8].map((d) => ({ publicId: `dp-othershop${e.publicId.slice(-2)}${d}`, environment: e.publicId, app: e.app, status: 'succeeded', createdAt: `2025-02-0${d}T10:00:00Z` })));
+  const domains = environments.slice(0, 2).map((e) => ({ publicId: `do-othershop${e.publicId.slice(-2)}`, hostname: `other${e.publicId.slice(-2)}.example.invalid`, environment: e.publicId, app: e.app, status: 'active' }));
+  return { apps, environments, deployments, domains };
+}
+
+const test = cliTest({ sandbox: ['--rate-limit', '100000', '--page-size', String(PAGE), ...smallWorld(undefined, others())] })
   .extend('runOptions', () => ({ timeoutMs: 60_000 }))
-  .extend('server', ({ sandboxes, alt }) => async (kind: Kind): Promise<PlatformServer> => {
-    if (kind === 'sandbox') return platformOf(await sandboxes(['--rate-limit', '100000', '--page-size', String(PAGE)]));
+  .extend('smallSandbox', ({ sandboxes, newDir }) => (flags: string[]) => sandboxes([...flags, ...smallWorld(newDir('hostctl-sandbox-'), others())]))
+  .extend('server', ({ sandbox, alt }) => async (kind: Kind): Promise<PlatformServer> => {
+    if (kind === 'sandbox') return platformOf(sandbox);
     return alt({ limit: 100000, pageSize: PAGE, nestReferences: true });
   })
   .extend('repo', ({ home }) => {
-    // A fresh git repository, with a directory below its top.
+    // A project's checkout, with a directory below its top. hostctl looks for its link
+    // file, never for `.git`: the directory only makes it look like one.
     const top = join(home.path, 'shop');
     mkdirSync(join(top, 'src', 'deep'), { recursive: true });
-    execFileSync('git', ['init', '-q', top]);
+    mkdirSync(join(top, '.git'));
     return { top, below: join(top, 'src', 'deep') };
   });
 
 const on = (s: PlatformServer) => ({ HOSTCTL_BASE_URL: s.baseUrl, HOSTCTL_TOKEN: s.token });
-const pages = (n: number) => Math.ceil(n / PAGE);
 
 describe.each(['sandbox', 'alt'] as const)('a linked directory on the %s', (kind) => {
   test('link, then status and status --json show the environments, their latest deployments and the domains', async ({ hostctl, server, repo }) => {
@@ -127,7 +143,7 @@ describe.each(['sandbox', 'alt'] as const)('a linked directory on the %s', (kind
     const w = world(kind, app, count);
     await w.plant(s);
     const [envs, deps, doms] = await Promise.all([s.all('environments'), s.all('deployments'), s.all('domains')]);
-    const walk = (n: number) => pages(n) + 1;
+    const walk = (n: number) => Math.ceil(n / PAGE) + 1;
     const bound = 1 + walk(envs.length) + (count <= 3 ? count * walk(3) : walk(deps.length)) + walk(doms.length);
     await s.clearRequests();
     const env = { ...on(s), HOSTCTL_CONFIG_DIR: config.path };
@@ -277,8 +293,8 @@ describe('status over time and under the budget', () => {
     expect(screen.stdout).toContain('no way to tell which deployment is latest');
   });
 
-  test('--watch prints the status again when a newer deployment appears, and not while nothing changes', async ({ hostctl, sandboxes }) => {
-    const sb = await sandboxes(['--rate-limit', '100000']);
+  test('--watch prints the status again when a newer deployment appears, and not while nothing changes', async ({ hostctl, smallSandbox }) => {
+    const sb = await smallSandbox(['--rate-limit', '100000']);
     const s = platformOf(sb);
     const w = world('sandbox', 'ap-lnkwatch01', 1);
     await w.plant(s);

@@ -5,25 +5,34 @@
 // names for references, the detail view, the partial-list note, the --fields warning,
 // --jq, and streaming that stops when the reader goes away.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, runInPty, tmpDir, type RunResult } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTerminalTest, type Env } from '../support/fixtures.js';
+import type { RunResult } from '../support/inproc.js';
 import { RawJson, startAltServer } from '../support/alt-server.js';
 
 type Alt = Awaited<ReturnType<typeof startAltServer>>;
 type Obj = Record<string, unknown>;
 
-let flat: Alt;
-let nested: Alt;
-let config: { path: string; cleanup(): void };
+/** An alt server for the whole file, with one app of big numbers: tests read it, and count requests after clearing them. */
+async function fileAlt(options: Parameters<typeof startAltServer>[0], onCleanup: (fn: () => Promise<void>) => void): Promise<Alt> {
+  // A limit no test reaches: these tests count requests, not waits.
+  const server = await startAltServer({ limit: 10_000, ...options });
+  onCleanup(() => server.close());
+  server.addObjects('apps', [{ publicId: 'ap-big0001', name: 'big-numbers', status: 'live', bytes: new RawJson('123456789012345678901234567890'), ratio: new RawJson('1.00000000000000000000001') }]);
+  return server;
+}
 
-const env = (server: Alt, extra: Record<string, string | undefined> = {}) => ({
-  HOSTCTL_BASE_URL: server.baseUrl,
-  HOSTCTL_TOKEN: server.token,
-  HOSTCTL_CONFIG_DIR: config.path,
-  ...extra,
-});
-const run = (server: Alt, args: string[], extra: Record<string, string | undefined> = {}) => runCli(args, { env: env(server, extra) });
-const pty = (server: Alt, args: string[], columns = 120) => runInPty([...args, '--no-color'], { env: env(server), columns });
+const on = (server: Alt, extra: Env = {}): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, ...extra });
+
+/* eslint-disable no-empty-pattern -- vitest reads what a fixture needs from an object pattern: `{}` is "nothing". */
+const test = cliTerminalTest()
+  .extend('flat', { scope: 'file' }, ({}, { onCleanup }) => fileAlt({}, onCleanup))
+  .extend('nested', { scope: 'file' }, ({}, { onCleanup }) => fileAlt({ nestReferences: true, totalHeader: true }, onCleanup))
+  /* eslint-enable no-empty-pattern */
+  /** hostctl in the test's home against `server`. */
+  .extend('run', ({ hostctl }) => (server: Alt, args: string[], extra: Env = {}) => hostctl(args, on(server, extra)))
+  /** The same on a terminal of `columns`, without colour. */
+  .extend('screen', ({ pty }) => (server: Alt, args: string[], columns = 120) => pty([...args, '--no-color'], on(server), { columns }));
 
 function ok(r: RunResult): RunResult {
   // The -R lines, and the paging walk's own note: this server ignores ?page=, so a
@@ -36,24 +45,8 @@ function ok(r: RunResult): RunResult {
 const ids = (list: readonly Obj[]) => list.map((o) => String(o.publicId)).sort();
 const jsonIds = (r: RunResult) => ids(JSON.parse(ok(r).stdout) as Obj[]);
 
-beforeAll(async () => {
-  config = tmpDir('hostctl-output-');
-  // A limit no test reaches: these tests count requests, not waits.
-  flat = await startAltServer({ limit: 10_000 });
-  nested = await startAltServer({ limit: 10_000, nestReferences: true, totalHeader: true });
-  for (const server of [flat, nested]) {
-    server.addObjects('apps', [{ publicId: 'ap-big0001', name: 'big-numbers', status: 'live', bytes: new RawJson('123456789012345678901234567890'), ratio: new RawJson('1.00000000000000000000001') }]);
-  }
-});
-
-afterAll(async () => {
-  await flat?.close();
-  await nested?.close();
-  config?.cleanup();
-});
-
 describe('tsv columns are fixed by the resource', () => {
-  it('writes publicId and every declared column on every line, empty where the server has no such field', async () => {
+  test('writes publicId and every declared column on every line, empty where the server has no such field', async ({ run, flat }) => {
     const r = ok(await run(flat, ['apps', 'list', '--all', '-o', 'tsv']));
     const lines = r.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'));
     expect(lines).toHaveLength(flat.objects('apps').length);
@@ -64,7 +57,7 @@ describe('tsv columns are fixed by the resource', () => {
     expect(new Set(lines.map((c) => c[2]))).toEqual(new Set(['live', 'paused', 'building']));
   });
 
-  it('writes a nested reference as its public ID', async () => {
+  test('writes a nested reference as its public ID', async ({ run, nested }) => {
     const r = ok(await run(nested, ['environments', 'list', '--limit', '3', '--fields', 'publicId,application', '-o', 'tsv']));
     const appIds = new Set(nested.objects('apps').map((a) => a.publicId));
     for (const line of r.stdout.trimEnd().split('\n')) {
@@ -76,16 +69,16 @@ describe('tsv columns are fixed by the resource', () => {
 
 describe('relation filters match by value, whatever the server calls the field', () => {
   for (const shape of ['flat', 'nested'] as const) {
-    const server = () => (shape === 'flat' ? flat : nested);
-
-    it(`environments list --app (${shape} references)`, async () => {
+    test(`environments list --app (${shape} references)`, async ({ run, flat, nested }) => {
+      const server = () => (shape === 'flat' ? flat : nested);
       const app = server().objects('apps')[4] as Obj;
       const want = server().objects('environments').filter((e) => e.appId === app.publicId);
       expect(want.length).toBeGreaterThan(0);
       expect(jsonIds(await run(server(), ['environments', 'list', '--app', String(app.publicId), '--json']))).toEqual(ids(want));
     });
 
-    it(`deployments and domains list --app, through the app's environments (${shape})`, async () => {
+    test(`deployments and domains list --app, through the app's environments (${shape})`, async ({ run, flat, nested }) => {
+      const server = () => (shape === 'flat' ? flat : nested);
       const app = server().objects('apps')[7] as Obj;
       const envs = new Set(server().objects('environments').filter((e) => e.appId === app.publicId).map((e) => e.publicId));
       const deployments = server().objects('deployments').filter((d) => envs.has(d.environmentId));
@@ -103,7 +96,8 @@ describe('relation filters match by value, whatever the server calls the field',
       expect(jsonIds(await run(server(), ['domains', 'list', '--app', String(app.publicId), '--json']))).toEqual(ids(domains));
     });
 
-    it(`deployments list --environment uses the API's route; domains list --environment walks (${shape})`, async () => {
+    test(`deployments list --environment uses the API's route; domains list --environment walks (${shape})`, async ({ run, flat, nested }) => {
+      const server = () => (shape === 'flat' ? flat : nested);
       const environment = server().objects('environments')[10] as Obj;
       const id = String(environment.publicId);
       server().clearRequests();
@@ -114,7 +108,8 @@ describe('relation filters match by value, whatever the server calls the field',
       expect(jsonIds(await run(server(), ['domains', 'list', '--environment', id, '--json']))).toEqual(ids(domains));
     });
 
-    it(`apps, people and payment-methods list --team (${shape})`, async () => {
+    test(`apps, people and payment-methods list --team (${shape})`, async ({ run, flat, nested }) => {
+      const server = () => (shape === 'flat' ? flat : nested);
       const team = String((server().objects('teams')[1] as Obj).publicId);
       for (const resource of ['apps', 'people', 'payment-methods']) {
         const want = server().objects(resource).filter((o) => o.teamId === team);
@@ -124,7 +119,7 @@ describe('relation filters match by value, whatever the server calls the field',
     });
   }
 
-  it('stops walking once --limit objects matched, and refuses --page and two filters at once', async () => {
+  test('stops walking once --limit objects matched, and refuses --page and two filters at once', async ({ run, flat }) => {
     const team = String((flat.objects('teams')[0] as Obj).publicId);
     flat.clearRequests();
     const r = await run(flat, ['apps', 'list', '--team', team, '--limit', '2', '--json']);
@@ -141,37 +136,37 @@ describe('relation filters match by value, whatever the server calls the field',
 });
 
 describe('tables and the detail view on a terminal', () => {
-  it('shows a reference by the name hostctl has seen, with no extra request', async () => {
+  test('shows a reference by the name hostctl has seen, with no extra request', async ({ run, screen, flat }) => {
     ok(await run(flat, ['teams', 'list']));
     const team = flat.objects('teams')[0] as Obj;
     flat.clearRequests();
-    const r = await pty(flat, ['apps', 'list', '--fields', 'publicId,teamId']);
+    const r = await screen(flat, ['apps', 'list', '--fields', 'publicId,teamId']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${String(team.displayName)} (${String(team.publicId)})`);
     expect(flat.requests).toHaveLength(1);
   });
 
-  it('shows a nested reference by the name it carries, never as JSON, and short digests', async () => {
-    const r = await pty(nested, ['deployments', 'list', '--limit', '3', '--fields', 'publicId,deployTarget,sha']);
+  test('shows a nested reference by the name it carries, never as JSON, and short digests', async ({ screen, nested }) => {
+    const r = await screen(nested, ['deployments', 'list', '--limit', '3', '--fields', 'publicId,deployTarget,sha']);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('{');
     expect(r.stdout).toMatch(/(prod|preview) \(en-[0-9a-z]+\)/);
   });
 
-  it('never cuts the public ID; drops the lowest-priority columns first on a narrow terminal', async () => {
-    const r = await pty(flat, ['apps', 'list'], 30);
+  test('never cuts the public ID; drops the lowest-priority columns first on a narrow terminal', async ({ screen, flat }) => {
+    const r = await screen(flat, ['apps', 'list'], 30);
     expect(r.code).toBe(0);
     const [header, ...rows] = r.stdout.split(/\r?\n/).filter((l) => l && !l.startsWith('Showing'));
     expect(header?.split(/\s{2,}/)[0]).toBe('PUBLIC ID');
     for (const row of rows) expect(row).toMatch(/^ap-[0-9a-z]{6,}\s/);
-    const wide = await pty(flat, ['apps', 'list'], 200);
+    const wide = await screen(flat, ['apps', 'list'], 200);
     expect(wide.stdout.split(/\r?\n/)[0]?.split(/\s{2,}/)).toEqual(['PUBLIC ID', 'NAME', 'STATUS', 'REGION', 'UPDATED AT', 'TEAM ID']);
   });
 
-  it('prints one object as a key/value view with every field, references by name, times relative and absolute', async () => {
+  test('prints one object as a key/value view with every field, references by name, times relative and absolute', async ({ run, screen, nested }) => {
     const app = nested.objects('apps')[2] as Obj;
     const team = nested.objects('teams').find((t) => t.publicId === app.teamId) as Obj;
-    const r = await pty(nested, ['apps', 'get', String(app.publicId)]);
+    const r = await screen(nested, ['apps', 'get', String(app.publicId)]);
     expect(r.code).toBe(0);
     const text = r.stdout.replace(/\r/g, '');
     expect(text).toMatch(new RegExp(`^publicId:\\s+${String(app.publicId)}$`, 'm'));
@@ -181,12 +176,12 @@ describe('tables and the detail view on a terminal', () => {
     expect(ok(await run(nested, ['apps', 'get', String(app.publicId)])).stdout.split('\n')).toHaveLength(2);
   });
 
-  it('says on stderr when a list is only its first page: from a next link, or from a total', async () => {
-    const linked = await pty(flat, ['apps', 'list']);
+  test('says on stderr when a list is only its first page: from a next link, or from a total', async ({ run, screen, flat, nested }) => {
+    const linked = await screen(flat, ['apps', 'list']);
     expect(linked.stdout).toContain('Showing 25 apps; there are more. Use --all for every page, or --page 2.');
-    const counted = await pty(nested, ['apps', 'list']);
+    const counted = await screen(nested, ['apps', 'list']);
     expect(counted.stdout).toContain(`Showing 25 of ${nested.objects('apps').length} apps. Use --all for every page, or --page 2.`);
-    const all = await pty(flat, ['apps', 'list', '--all']);
+    const all = await screen(flat, ['apps', 'list', '--all']);
     expect(all.stdout).not.toContain('Showing');
     // Not on a pipe: scripts get data only.
     expect(ok(await run(flat, ['apps', 'list'])).stderr).toBe('');
@@ -194,7 +189,7 @@ describe('tables and the detail view on a terminal', () => {
 });
 
 describe('--fields', () => {
-  it('warns about a field no object has, naming the fields there are; the exit code stays 0', async () => {
+  test('warns about a field no object has, naming the fields there are; the exit code stays 0', async ({ run, flat }) => {
     const r = await run(flat, ['apps', 'list', '--fields', 'publicId,nosuch', '-o', 'tsv']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('--fields: no object has "nosuch"; the objects have: publicId, name, status, region, updatedAt, teamId');
@@ -204,19 +199,19 @@ describe('--fields', () => {
 });
 
 describe('--jq', () => {
-  it('runs once over every page as one array, strings raw', async () => {
+  test('runs once over every page as one array, strings raw', async ({ run, flat }) => {
     const count = flat.objects('apps').length;
     expect(ok(await run(flat, ['apps', 'list', '--all', '--jq', 'length'])).stdout).toBe(`${count}\n`);
     const names = ok(await run(flat, ['apps', 'list', '--all', '--jq', '.[].name'])).stdout.split('\n').slice(0, -1);
     expect(names).toEqual(flat.objects('apps').map((a) => a.name));
   });
 
-  it('keeps big numbers exact (jq 1.7 keeps number literals it does not compute with)', async () => {
+  test('keeps big numbers exact (jq 1.7 keeps number literals it does not compute with)', async ({ run, flat }) => {
     const r = ok(await run(flat, ['apps', 'get', 'ap-big0001', '--jq', '.bytes, .ratio, [.bytes]']));
     expect(r.stdout).toBe('123456789012345678901234567890\n1.00000000000000000000001\n[\n  123456789012345678901234567890\n]\n');
   });
 
-  it('is a usage error (exit 2) before any request when the expression does not compile', async () => {
+  test('is a usage error (exit 2) before any request when the expression does not compile', async ({ run, flat }) => {
     flat.clearRequests();
     for (const args of [['apps', 'list'], ['apps', 'get', 'ap-big0001'], ['api', '/apps'], ['rate-limit', '--refresh']]) {
       const r = await run(flat, [...args, '--jq', '.[']);
@@ -227,7 +222,7 @@ describe('--jq', () => {
     expect(flat.requests).toHaveLength(0);
   });
 
-  it('works on api, auth status, config list and rate-limit', async () => {
+  test('works on api, auth status, config list and rate-limit', async ({ run, flat }) => {
     expect(ok(await run(flat, ['api', '/apps', '--jq', 'length'])).stdout).toBe('25\n');
     expect(ok(await run(flat, ['auth', 'status', '--jq', '.tokenSource'])).stdout).toBe('env\n');
     expect(ok(await run(flat, ['config', 'list', '--jq', '.profiles | length'])).stdout).toBe('0\n');
@@ -235,7 +230,7 @@ describe('--jq', () => {
     expect(ok(await run(flat, ['auth', 'status', '--fields', 'profile,tokenSource', '-o', 'tsv'])).stdout).toBe('default\tenv\n');
   });
 
-  it('reports a runtime error with exit 1', async () => {
+  test('reports a runtime error with exit 1', async ({ run, flat }) => {
     const r = await run(flat, ['apps', 'list', '--jq', 'error("boom")']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('hostctl: --jq: boom');
@@ -243,19 +238,14 @@ describe('--jq', () => {
 });
 
 describe('output that streams', () => {
-  let many: Alt;
-  beforeAll(async () => {
-    many = await startAltServer({ limit: 10_000 });
-    const extra = Array.from({ length: 500 }, (_, i) => ({ publicId: `ap-s${String(i).padStart(5, '0')}`, name: `s-${i}`, status: 'live' }));
+  test('json, ndjson and tsv of --all carry every object once, in order', async ({ run, alt }) => {
+    const many = await alt({ limit: 10_000 }).then((s) => s.alt);
+    // A hundred more than the server's own: a walk of seven pages.
+    const extra = Array.from({ length: 100 }, (_, i) => ({ publicId: `ap-s${String(i).padStart(5, '0')}`, name: `s-${i}`, status: 'live' }));
     many.addObjects('apps', extra);
-  });
-  afterAll(() => many?.close());
-
-  it('json, ndjson and tsv of --all carry every object once, in order', async () => {
     const all = many.objects('apps').map((a) => a.publicId);
     expect((JSON.parse(ok(await run(many, ['apps', 'list', '--all', '-o', 'json'])).stdout) as Obj[]).map((a) => a.publicId)).toEqual(all);
     expect(ok(await run(many, ['apps', 'list', '--all', '-o', 'ndjson'])).stdout.split('\n').slice(0, -1).map((l) => (JSON.parse(l) as Obj).publicId)).toEqual(all);
     expect(ok(await run(many, ['apps', 'list', '--all', '-o', 'tsv'])).stdout.split('\n').slice(0, -1).map((l) => l.split('\t')[0])).toEqual(all);
   });
-
 });

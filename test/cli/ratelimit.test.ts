@@ -2,148 +2,124 @@
 // saved state, against the sandbox (Retry-After in seconds, Reset as seconds) and the alt
 // server (Retry-After as an HTTP date, Reset as a Unix time).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startAlt, startSandboxServer, tmpDir, VirtualClock, type PlatformServer } from '../support/inproc.js';
+import { describe, expect } from 'vitest';
+import { cliTest, type Env } from '../support/fixtures.js';
+import { sandboxAdmin, VirtualClock } from '../support/inproc.js';
 
 interface StatusLog {
   status: number;
 }
 
-async function sandboxStatuses(server: PlatformServer): Promise<number[]> {
+async function sandboxStatuses(server: { origin: string }): Promise<number[]> {
   // The sandbox's log carries the status of each request; the shared face does not need it elsewhere.
-  const origin = new URL(server.baseUrl).origin;
-  const res = await fetch(`${origin}/_sandbox/requests`);
+  const res = await fetch(`${server.origin}/_sandbox/requests`);
   return ((await res.json()) as StatusLog[]).map((r) => r.status);
 }
 
-describe('rate limit against the sandbox (2 requests per 3 s window)', () => {
-  // The sandbox and every run share a virtual clock: the window is 3 s of that clock, so a
-  // busy machine cannot make a test miss it, and a wait costs no real time.
-  let server: PlatformServer & { clock: VirtualClock };
-  beforeAll(async () => {
-    server = await startSandboxServer(['--rate-limit', '2', '--window', '3']);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+const on = (server: { baseUrl: string; token: string }): Env => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token });
 
-  const run = (args: string[], configDir: string) =>
-    runCli(args, { env: { HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: configDir } });
-
+// The sandbox and every run share a virtual clock: the window is 3 s of that clock, so a
+// busy machine cannot make a test miss it, and a wait costs no real time.
+const test = cliTest({ sandbox: ['--rate-limit', '2', '--window', '3'], runOnSandbox: true })
+  /**
+   * hostctl at the sandbox in a config dir of its own (no saved state), as another machine
+   * would run it: a test's third such run meets the window its first two spent.
+   */
+  .extend('elsewhere', ({ hostctl, newDir }) => () => {
+    const config = newDir('hostctl-config-');
+    return (args: string[]) => hostctl(args, { HOSTCTL_CONFIG_DIR: config });
+  })
   /** Lets the sandbox's window empty: 3 s of its clock pass. */
-  const drain = () => server.clock.advance(3001);
+  .extend('drain', ({ sandbox }) => () => sandbox.clock.advance(3001));
 
-  it('a 429 is waited out (Retry-After) and the same request sent again', async () => {
+describe('rate limit against the sandbox (2 requests per 3 s window)', () => {
+  test('a 429 is waited out (Retry-After) and the same request sent again', async ({ sandbox, elsewhere, drain }) => {
     drain();
-    await server.clearRequests();
-    // Fresh config dirs: no saved state, so the third command collects a 429.
-    const dirs = [tmpDir(), tmpDir(), tmpDir()];
-    for (const d of dirs.slice(0, 2)) expect((await run(['apps', 'list', '--limit', '1', '--json'], d.path)).code).toBe(0);
-    const start = server.clock.now();
-    const third = await run(['apps', 'list', '--limit', '1', '--json'], dirs[2]!.path);
-    for (const d of dirs) d.cleanup();
+    await sandboxAdmin(sandbox).clearRequests();
+    const runs = [elsewhere(), elsewhere(), elsewhere()];
+    for (const run of runs.slice(0, 2)) expect((await run(['apps', 'list', '--limit', '1', '--json'])).code).toBe(0);
+    const start = sandbox.clock.now();
+    const third = await runs[2]!(['apps', 'list', '--limit', '1', '--json']);
     expect(third.code).toBe(0);
     expect(JSON.parse(third.stdout)).toHaveLength(1);
     expect(third.stderr).toMatch(/wait/i);
-    expect(await sandboxStatuses(server)).toEqual([200, 200, 429, 200]);
+    expect(await sandboxStatuses(sandbox)).toEqual([200, 200, 429, 200]);
     // It waited what Retry-After said (whole seconds, at most the 3 s window), not more.
-    const waited = server.clock.now() - start;
+    const waited = sandbox.clock.now() - start;
     expect(waited).toBeGreaterThanOrEqual(1000);
     expect(waited).toBeLessThanOrEqual(3000 + 1000);
   });
 
-  it('--no-wait exits 5 at once', async () => {
+  test('--no-wait exits 5 at once', async ({ sandbox, elsewhere, drain }) => {
     drain();
-    const dirs = [tmpDir(), tmpDir(), tmpDir()];
-    for (const d of dirs.slice(0, 2)) await run(['apps', 'list', '--limit', '1'], d.path);
-    await server.clearRequests();
-    const [before, slept] = [server.clock.now(), server.clock.sleeps.length];
-    const r = await run(['apps', 'list', '--limit', '1', '--no-wait'], dirs[2]!.path);
-    for (const d of dirs) d.cleanup();
+    const runs = [elsewhere(), elsewhere(), elsewhere()];
+    for (const run of runs.slice(0, 2)) await run(['apps', 'list', '--limit', '1']);
+    await sandboxAdmin(sandbox).clearRequests();
+    const [before, slept] = [sandbox.clock.now(), sandbox.clock.sleeps.length];
+    const r = await runs[2]!(['apps', 'list', '--limit', '1', '--no-wait']);
     expect(r.code).toBe(5);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/rate limit/i);
     // At once: no sleep at all, not a moment of the clock, and the one 429 not retried.
-    expect(server.clock.sleeps.length).toBe(slept);
-    expect(server.clock.now()).toBe(before);
-    expect(await sandboxStatuses(server)).toEqual([429]);
+    expect(sandbox.clock.sleeps.length).toBe(slept);
+    expect(sandbox.clock.now()).toBe(before);
+    expect(await sandboxStatuses(sandbox)).toEqual([429]);
   });
 
-  it('--max-wait shorter than Retry-After: exit 5 without waiting', async () => {
+  test('--max-wait shorter than Retry-After: exit 5 without waiting', async ({ sandbox, elsewhere, drain }) => {
     drain();
-    const dirs = [tmpDir(), tmpDir(), tmpDir()];
-    for (const d of dirs.slice(0, 2)) await run(['apps', 'list', '--limit', '1'], d.path);
-    await server.clearRequests();
-    const [before, slept] = [server.clock.now(), server.clock.sleeps.length];
-    const r = await run(['apps', 'list', '--limit', '1', '--max-wait', '0'], dirs[2]!.path);
-    for (const d of dirs) d.cleanup();
+    const runs = [elsewhere(), elsewhere(), elsewhere()];
+    for (const run of runs.slice(0, 2)) await run(['apps', 'list', '--limit', '1']);
+    await sandboxAdmin(sandbox).clearRequests();
+    const [before, slept] = [sandbox.clock.now(), sandbox.clock.sleeps.length];
+    const r = await runs[2]!(['apps', 'list', '--limit', '1', '--max-wait', '0']);
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/--max-wait/);
-    expect(server.clock.sleeps.length).toBe(slept);
-    expect(server.clock.now()).toBe(before);
-    expect(await sandboxStatuses(server)).toEqual([429]);
+    expect(sandbox.clock.sleeps.length).toBe(slept);
+    expect(sandbox.clock.now()).toBe(before);
+    expect(await sandboxStatuses(sandbox)).toEqual([429]);
   });
 
-  it('with the saved state, the next command waits before sending instead of collecting a 429', async () => {
+  test('with the saved state, the next command waits before sending instead of collecting a 429', async ({ sandbox, hostctl, drain }) => {
     drain();
-    await server.clearRequests();
-    const slept = server.clock.sleeps.length;
-    const dir = tmpDir();
+    await sandboxAdmin(sandbox).clearRequests();
+    const slept = sandbox.clock.sleeps.length;
     for (let i = 0; i < 3; i++) {
-      const r = await run(['apps', 'list', '--limit', '1', '--json'], dir.path);
+      const r = await hostctl(['apps', 'list', '--limit', '1', '--json']);
       expect(r.code).toBe(0);
     }
-    const rate = await run(['rate-limit', '--json'], dir.path);
-    dir.cleanup();
-    expect(await sandboxStatuses(server)).toEqual([200, 200, 200]);
+    const rate = await hostctl(['rate-limit', '--json']);
+    expect(await sandboxStatuses(sandbox)).toEqual([200, 200, 200]);
     // The third command waited for the window before it sent anything.
-    expect(server.clock.sleptSince(slept)).toBeGreaterThanOrEqual(1000);
+    expect(sandbox.clock.sleptSince(slept)).toBeGreaterThanOrEqual(1000);
     expect(rate.code).toBe(0);
   });
 });
 
 describe('rate limit against the alt server (HTTP-date Retry-After, Unix-time Reset)', () => {
-  let server: Awaited<ReturnType<typeof startAlt>>;
-  let config: { path: string; cleanup(): void };
-  beforeAll(async () => {
-    server = await startAlt({ limit: 1000 });
-    config = tmpDir();
-  });
-  afterAll(async () => {
-    await server?.stop();
-    config?.cleanup();
-  });
-  const env = () => ({ HOSTCTL_BASE_URL: server.baseUrl, HOSTCTL_TOKEN: server.token, HOSTCTL_CONFIG_DIR: config.path });
-
-  it('a forced 429 is waited out', async () => {
+  test('a forced 429 is waited out', async ({ hostctl, alt }) => {
+    const server = await alt({ limit: 1000 });
     server.alt.force429(1, 2);
-    server.alt.clearRequests();
-    const r = await runCli(['apps', 'list', '--limit', '2', '--json'], { env: env() });
+    const r = await hostctl(['apps', 'list', '--limit', '2', '--json'], on(server));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(2);
     expect(server.alt.requests).toHaveLength(2);
   });
 
-  it('--no-wait exits 5', async () => {
+  test('--no-wait exits 5', async ({ hostctl, alt }) => {
+    const server = await alt({ limit: 1000 });
     server.alt.force429(1, 2);
-    const r = await runCli(['apps', 'list', '--no-wait'], { env: env() });
+    const r = await hostctl(['apps', 'list', '--no-wait'], on(server));
     expect(r.code).toBe(5);
   });
 
-  it('-R reads a Unix-time Reset as seconds from now', async () => {
+  test('-R reads a Unix-time Reset as seconds from now', async ({ hostctl, alt }) => {
     // A server and a client on one clock, on a whole second: its first request opens a
     // 60 s window, so Reset is exactly 60 s away.
     const clock = new VirtualClock(Math.ceil(Date.now() / 1000) * 1000);
-    const own = await startAlt({ limit: 1000, now: clock.now });
-    const dir = tmpDir();
-    try {
-      const r = await runCli(['apps', 'list', '--limit', '1', '-R'], { env: { HOSTCTL_BASE_URL: own.baseUrl, HOSTCTL_TOKEN: own.token, HOSTCTL_CONFIG_DIR: dir.path }, clock });
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/^Rate limit: 999\/1000 requests left, resets in 60s \(this command: 1 request\)$/m);
-    } finally {
-      await own.stop();
-      dir.cleanup();
-    }
+    const own = await alt({ limit: 1000, now: clock.now });
+    const r = await hostctl(['apps', 'list', '--limit', '1', '-R'], on(own), { clock });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^Rate limit: 999\/1000 requests left, resets in 60s \(this command: 1 request\)$/m);
   });
-
 });

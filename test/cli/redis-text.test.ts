@@ -1,11 +1,13 @@
 // A hostile shared store's own words (issue 42): Redis error text is server text, and
 // reaches the terminal only as all server text does (src/output/sanitize.ts): no title
-// change, no screen clear, no hyperlink, one line. A fake RESP server on loopback answers
-// every command with such an error, as a real Redis never would.
+// change, no screen clear, no hyperlink, one line. A fake Redis on loopback
+// (test/support/resp-server.ts) answers every command with such an error, as a real Redis
+// never would; one reply per command, so that hostctl meets the error at once, not a
+// command left unanswered until its timeout.
 
-import { createServer, type Server } from 'node:net';
 import { describe, expect } from 'vitest';
 import { cliTest } from '../support/fixtures.js';
+import { reply, startFakeRedis } from '../support/resp-server.js';
 
 /** A title change, a screen clear, an OSC 8 link and a line break, inside one RESP error line. */
 const HOSTILE = 'ERR \u001b]0;pwned title\u0007\u001b[2J\u001b[H\u001b]8;;https://evil.invalid/\u0007click here\u001b]8;;\u0007 and \u009b31mred\u001b[0m\u0085more';
@@ -13,13 +15,9 @@ const HOSTILE = 'ERR \u001b]0;pwned title\u0007\u001b[2J\u001b[H\u001b]8;;https:
 const test = cliTest({ sandbox: ['--rate-limit', '1000'], runOnSandbox: true })
   // eslint-disable-next-line no-empty-pattern -- vitest reads what a fixture needs from an object pattern: `{}` is "nothing".
   .extend('hostileRedis', async ({}, { onCleanup }) => {
-    const server: Server = createServer((socket) => {
-      socket.on('data', () => socket.write(`-${HOSTILE}\r\n`));
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    return `redis://127.0.0.1:${(server.address() as { port: number }).port}/0`;
+    const redis = await startFakeRedis({ answer: () => reply.error(HOSTILE) });
+    onCleanup(() => redis.close());
+    return redis.url;
   });
 
 /** Whatever a terminal would act on: ESC, BEL, CSI, C1 controls and line breaks inside a message. */

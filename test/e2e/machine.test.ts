@@ -23,13 +23,13 @@ const test = e2eTest({ sandbox: ['--rate-limit', '100', '--window', '60'], spawn
 describe('accessible output in a real terminal', () => {
   test('a rate-limit wait: one plain line, no carriage-return redraw, no cursor movement', { timeout: 60_000 }, async ({ env, altServer }) => {
     // The control: without it, the same wait is a spinner redrawn in place.
-    altServer.alt.force429(1, 2);
+    altServer.alt.force429(1, 1);
     const control = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: env() });
     expect(control.code).toBe(0);
     expect(control.stdout).toMatch(CURSOR_MOVE);
     expect(control.stdout).toMatch(SPINNER_FRAME);
 
-    altServer.alt.force429(1, 2);
+    altServer.alt.force429(1, 1);
     const r = await runInPty(['apps', 'list', '--limit', '1', '--json'], { env: env({ HOSTCTL_ACCESSIBLE: '1' }) });
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).not.toMatch(CURSOR_MOVE);

@@ -1,7 +1,8 @@
 // What a person wiring `hostctl mcp` into an agent host reads: docs/mcp.md's tool table
 // (checked against the tools' own schemas, so that it cannot go stale), its recipe for a
 // token kept out of the host's configuration (run as written), `hostctl help mcp`, and
-// the guides the program points to, which the npm package must hold.
+// the guides the program points to, which the npm package must hold. The three that start
+// a program (the server, hostctl help, npm pack) run beside each other.
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -50,7 +51,7 @@ describe("docs/mcp.md's tool table", () => {
   });
 });
 
-describe('a token kept out of the agent host configuration', () => {
+describe('a token kept out of the agent host configuration', { concurrent: true }, () => {
   test('the wrapper recipe of docs/mcp.md, as written, gives the server the token from a file', async ({ sandbox, home, onTestFinished }) => {
     const block = /<!-- mcp wrapper recipe: [^>]*-->\s*```json\n([\s\S]*?)```/.exec(guide)?.[1];
     expect(block).toBeDefined();
@@ -83,7 +84,7 @@ describe('a token kept out of the agent host configuration', () => {
   });
 });
 
-describe('hostctl help mcp', () => {
+describe('hostctl help mcp', { concurrent: true }, () => {
   it("fits 80 columns with every tool's description under one column", async () => {
     const r = await runCli(['help', 'mcp'], { env: { COLUMNS: '80' } });
     expect(r.code).toBe(0);
@@ -102,7 +103,7 @@ describe('hostctl help mcp', () => {
   });
 });
 
-describe('the guides the program points to', () => {
+describe('the guides the program points to', { concurrent: true }, () => {
   it('are in the npm package, and so is every guide they link to', () => {
     const packed = new Set((JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as { files: { path: string }[] }[])[0]?.files.map((f) => f.path));
     // What the program prints (help, hints, errors): src/ less its comments.

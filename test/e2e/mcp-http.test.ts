@@ -2,6 +2,10 @@
 // child process, the MCP SDK's own client over Streamable HTTP (and raw HTTP where a client
 // would never send what an attacker does), against the sandbox and the independent alt
 // server. The same tool calls over stdio and HTTP give the same results.
+//
+// Each test has servers of its own and runs beside the others, most of them waiting (for a
+// rate window, a headers timeout); those that only send what no client should, and need
+// nothing of a server but that it is fresh enough to be let in, share one, one at a time.
 
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -15,17 +19,24 @@ import { platformOf, startAlt } from '../support/servers.js';
 import { startSandboxHere } from '../support/sandbox-here.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 
-const test = e2eTest().extend('mcpHttp', async ({ homeEnv }, { onCleanup }) => {
-  const servers: McpHttpServer[] = [];
-  onCleanup(async () => {
-    for (const s of servers) await s.stop();
-  });
-  return async (env: Record<string, string | undefined>, mcpArgs: string[] = []): Promise<McpHttpServer> => {
-    const s = await startMcpHttp({ ...homeEnv, ...env }, mcpArgs);
-    servers.push(s);
+const test = e2eTest()
+  .extend('mcpHttp', async ({ homeEnv }, { onCleanup }) => {
+    const servers: McpHttpServer[] = [];
+    onCleanup(async () => {
+      for (const s of servers) await s.stop();
+    });
+    return async (env: Record<string, string | undefined>, mcpArgs: string[] = []): Promise<McpHttpServer> => {
+      const s = await startMcpHttp({ ...homeEnv, ...env }, mcpArgs);
+      servers.push(s);
+      return s;
+    };
+  })
+  // The file's `hostctl mcp --http`, at the file's sandbox: for the tests that reach no API.
+  .extend('shared', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
+    const s = await startMcpHttp({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
+    onCleanup(async () => void (await s.stop()));
     return s;
-  };
-});
+  });
 
 interface Raw {
   status: number;
@@ -73,7 +84,7 @@ function steady(result: unknown): unknown {
   return JSON.parse(JSON.stringify(result, (k, v: unknown) => (moving.includes(k) ? undefined : k === 'nextCursor' && typeof v === 'string' ? v.split('.')[0] : v)));
 }
 
-describe('hostctl mcp --http serves the same tools as stdio', () => {
+describe('hostctl mcp --http serves the same tools as stdio', { concurrent: true }, () => {
   for (const which of ['sandbox', 'alt'] as const) {
     test(`an SDK client lists and calls every tool, with the results stdio gives, on the ${which}`, async ({ mcpHttp, homeEnv, onTestFinished }) => {
       const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000, reference: 'openapi' });
@@ -104,10 +115,8 @@ describe('hostctl mcp --http serves the same tools as stdio', () => {
   }
 });
 
-describe('hostctl mcp --http lets in only its clients', () => {
-  test('a request without the key, with a wrong one or with the platform token is answered 401 and nothing else, and reaches no API', async ({ mcpHttp, sandboxes }) => {
-    const sandbox = await sandboxes();
-    const http = await mcpHttp({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
+describe('hostctl mcp --http lets in only its clients', { concurrent: true }, () => {
+  test.sequential('a request without the key, with a wrong one or with the platform token is answered 401 and nothing else, and reaches no API', async ({ shared: http, sandbox }) => {
     const admin = sandboxAdmin(sandbox);
     await admin.clearRequests();
     for (const authorization of [undefined, `Bearer ${http.key.slice(0, -1)}x`, `Bearer ${sandbox.token}`, http.key, `Basic ${http.key}`]) {
@@ -120,8 +129,7 @@ describe('hostctl mcp --http lets in only its clients', () => {
     expect(ok.status).toBe(200);
   });
 
-  test('a foreign Host or Origin is answered 403, even with the key; loopback names on any port are let in', async ({ mcpHttp }) => {
-    const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
+  test.sequential('a foreign Host or Origin is answered 403, even with the key; loopback names on any port are let in', async ({ shared: http }) => {
     const port = new URL(http.url).port;
     const auth = { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` };
     const status = async (headers: Record<string, string>) => (await raw(http.url, { headers: { ...auth, ...headers }, body: INITIALIZE })).status;
@@ -148,7 +156,7 @@ describe('hostctl mcp --http lets in only its clients', () => {
   });
 });
 
-describe('hostctl mcp --http off loopback', () => {
+describe('hostctl mcp --http off loopback', { concurrent: true }, () => {
   test('a non-loopback --listen without TLS is refused with exit 2 before anything listens', async ({ homeEnv }) => {
     for (const listen of ['0.0.0.0:0', '[::]:0', 'mcp.example.invalid:8443']) {
       const r = await runCli(['mcp', '--http', '--listen', listen], { env: { ...homeEnv, HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' } });
@@ -176,7 +184,7 @@ describe('hostctl mcp --http off loopback', () => {
   });
 });
 
-describe('hostctl mcp --tools', () => {
+describe('hostctl mcp --tools', { concurrent: true }, () => {
   test('offers only the tools named, over stdio and HTTP alike; any other is unknown', async ({ mcpHttp, homeEnv, sandboxes, onTestFinished }) => {
     const sandbox = await sandboxes();
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
@@ -194,7 +202,45 @@ describe('hostctl mcp --tools', () => {
   });
 });
 
-describe('hostctl mcp --http under load and abuse', () => {
+describe('hostctl mcp --http under load and abuse', { concurrent: true }, () => {
+  // One server: a session's client that must go on is never another test's to evict.
+  describe('one abuse at a time, on one server', { concurrent: true }, () => {
+    test.sequential('a flood of 1,000 unauthenticated requests reaches no API and leaves memory flat; the clients go on', async ({ shared: http, sandbox }) => {
+      const client = await http.connect();
+      await client.listTools();
+      const admin = sandboxAdmin(sandbox);
+      await admin.clearRequests();
+      const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${http.pid}/status`, 'utf8'))?.[1]);
+      const before = rss();
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_objects', arguments: { resource: 'apps' } } });
+      const statuses = new Map<number, number>();
+      for (let round = 0; round < 20; round++) {
+        const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => raw(http.url, { headers: { ...JSON_HEADERS, Authorization: `Bearer wrong-${round}-${i}` }, body })));
+        for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+      }
+      expect(Object.fromEntries(statuses)).toEqual({ 401: 1000 });
+      expect(await admin.requests()).toEqual([]);
+      expect(rss() / before).toBeLessThan(1.5);
+      expect((await client.callTool({ name: 'rate_limit', arguments: {} })).isError ?? false).toBe(false);
+    });
+
+    test.sequential('sessions are bounded: past the cap a new one takes the place of the one idle longest, and the rest go on', async ({ shared: http }) => {
+      const auth = { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` };
+      const ids: string[] = [];
+      for (let i = 0; i < 100; i++) ids.push(String((await raw(http.url, { headers: auth, body: INITIALIZE })).headers['mcp-session-id']));
+      const ping = async (id: string) => (await raw(http.url, { headers: { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status;
+      expect(await ping(ids[0]!)).toBe(404);
+      expect(await ping(ids[99]!)).toBe(200);
+      expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
+    });
+
+    test.sequential('a body past the limit is answered 413 without being read whole', async ({ shared: http }) => {
+      const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2 * 1024 * 1024) } });
+      expect((await raw(http.url, { headers: { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` }, body: big })).status).toBe(413);
+      expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
+    });
+  });
+
   test('three HTTP clients and three CLI processes at a small limit share one budget and collect no 429', async ({ mcpHttp, homeEnv, sandboxes }) => {
     const sandbox = await sandboxes(['--rate-limit', '5', '--window', '2']);
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
@@ -213,38 +259,6 @@ describe('hostctl mcp --http under load and abuse', () => {
     expect({ refused: log.filter((r) => r.status === 429).length, sent: log.length }).toEqual({ refused: 0, sent: 12 });
   });
 
-  test('a flood of 1,000 unauthenticated requests reaches no API and leaves memory flat; the clients go on', async ({ mcpHttp, sandboxes }) => {
-    const sandbox = await sandboxes();
-    const http = await mcpHttp({ HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
-    const client = await http.connect();
-    await client.listTools();
-    const admin = sandboxAdmin(sandbox);
-    await admin.clearRequests();
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${http.pid}/status`, 'utf8'))?.[1]);
-    const before = rss();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_objects', arguments: { resource: 'apps' } } });
-    const statuses = new Map<number, number>();
-    for (let round = 0; round < 20; round++) {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => raw(http.url, { headers: { ...JSON_HEADERS, Authorization: `Bearer wrong-${round}-${i}` }, body })));
-      for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
-    }
-    expect(Object.fromEntries(statuses)).toEqual({ 401: 1000 });
-    expect(await admin.requests()).toEqual([]);
-    expect(rss() / before).toBeLessThan(1.5);
-    expect((await client.callTool({ name: 'rate_limit', arguments: {} })).isError ?? false).toBe(false);
-  });
-
-  test('sessions are bounded: past the cap a new one takes the place of the one idle longest, and the rest go on', async ({ mcpHttp }) => {
-    const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
-    const auth = { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` };
-    const ids: string[] = [];
-    for (let i = 0; i < 100; i++) ids.push(String((await raw(http.url, { headers: auth, body: INITIALIZE })).headers['mcp-session-id']));
-    const ping = async (id: string) => (await raw(http.url, { headers: { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status;
-    expect(await ping(ids[0]!)).toBe(404);
-    expect(await ping(ids[99]!)).toBe(200);
-    expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
-  });
-
   test('a client that never finishes its headers loses its connection, and the clients go on', { timeout: 60_000 }, async ({ mcpHttp }) => {
     const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
     const { port } = new URL(http.url);
@@ -258,15 +272,11 @@ describe('hostctl mcp --http under load and abuse', () => {
     expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
   });
 
-  test('a body past the limit is answered 413 without being read whole', async ({ mcpHttp }) => {
-    const http = await mcpHttp({ HOSTCTL_BASE_URL: 'http://127.0.0.1:9/v1', HOSTCTL_TOKEN: 'mcp-http-token-0123456789abcdef' });
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2 * 1024 * 1024) } });
-    expect((await raw(http.url, { headers: { ...JSON_HEADERS, Authorization: `Bearer ${http.key}` }, body: big })).status).toBe(413);
-    expect((await (await http.connect()).listTools()).tools.length).toBeGreaterThan(0);
-  });
-
   test('a client that goes away while its call waits for the budget ends the call: nothing is sent for it', async ({ mcpHttp, sandboxes }) => {
-    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '2']);
+    // A window long enough, on a busy machine, that the cut call comes while the first five
+    // still fill it, and that the server has seen its connection go before its slot comes
+    // (the test runs beside the headers-timeout one, which waits longer).
+    const sandbox = await sandboxes(['--rate-limit', '5', '--window', '8']);
     const admin = sandboxAdmin(sandbox);
     const apps = (await (await fetch(`${sandbox.origin}/_sandbox/objects/apps`)).json()) as { publicId: string }[];
     const app = apps[0]!.publicId;
@@ -285,12 +295,14 @@ describe('hostctl mcp --http under load and abuse', () => {
     req.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_objects', arguments: { resource: 'apps', ids: [app] } } }));
     while (!/waiting \d+s before sending/.test(http.stderr().slice(mark))) await new Promise((resolve) => setTimeout(resolve, 10));
     req.destroy();
-    // The next call gets the slot the cut one would have had first; a window later, the cut
-    // one's request would have reached the sandbox too.
+    // The next call gets the slot the cut one would have had first. That window then has
+    // room for it and four more: had the cut one sent its request when its slot came
+    // (before these, which came after it), the last of these would wait for the window
+    // after, and be answered after it.
     expect((await get()).isError ?? false).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await Promise.all([1, 2, 3, 4].map(get))).filter((r) => r.isError)).toEqual([]);
     const log = await admin.requests();
-    expect({ sent: log.length, refused: log.filter((r) => r.status === 429).length }).toEqual({ sent: 6, refused: 0 });
+    expect({ sent: log.length, refused: log.filter((r) => r.status === 429).length }).toEqual({ sent: 10, refused: 0 });
   });
 
   test('SIGTERM closes the sessions and exits 143; SIGINT exits 130', async ({ mcpHttp }) => {

@@ -6,7 +6,8 @@
 //
 // The server tries Redis again a few seconds after a fault, in the call that uses it: the
 // test calls until that has happened (a bounded number of calls, half a second apart),
-// asserting what the server did, never how long it took.
+// asserting what the server did, never how long it took. The two tests, each with its own
+// Redis, sandbox and server, spend that pause at once.
 
 import { describe, expect } from 'vitest';
 import { e2eTest } from '../support/fixtures.js';
@@ -36,7 +37,7 @@ async function callUntil(s: McpSession, done: (r: Awaited<ReturnType<typeof getA
   }
 }
 
-describe.skipIf(noRedis !== undefined)('hostctl mcp when its shared store restarts', () => {
+describe.skipIf(noRedis !== undefined)('hostctl mcp when its shared store restarts', { concurrent: true }, () => {
   test('the server uses the fleet budget again once Redis is back, after one warning for the outage', async ({ homeEnv, sandboxes, onTestFinished }) => {
     const port = await freePort();
     let redis = await startRedis([], { port });

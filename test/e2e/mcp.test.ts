@@ -1,6 +1,13 @@
 // `hostctl mcp` as agents meet it: the built CLI as a child process, spoken to by the MCP
 // SDK's own client over stdio, and once by raw JSON-RPC lines with no SDK at all, against
 // a sandbox started in this worker. Every byte the server writes is searched for the token.
+//
+// A server is a process of ~0.5 s of CPU: the tests that need nothing of one but its tools
+// share one per platform server (onSandbox, onAlt, …), started by the first test that asks
+// and ended with the file; each test still makes its own objects and reads only what it
+// caused. A test whose promise is about the server's configuration or state starts its own.
+// The describes run beside each other, but for those that compare every request a server
+// received; tests that share a server's next line or its data run one at a time.
 
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,29 +15,38 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectMcp } from '../support/mcp.js';
 import { Ajv } from 'ajv';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, baseEnv, ROOT, runCli, sandboxAdmin, tmpDir } from '../support/cli.js';
 import { closedPort, platformOf, startAlt } from '../support/servers.js';
 import { behaviours, startHostile, type Behaviour } from '../support/hostile-server.js';
-import { startSandboxHere, type LocalSandbox } from '../support/sandbox-here.js';
+import { startSandboxHere } from '../support/sandbox-here.js';
 
 interface Session {
   client: Client;
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /** Every byte the server wrote to stdout and stderr so far: all it sent the client, at least. */
+  written(): Promise<string>;
   /** Ends the server (closing its stdin), then returns every byte it wrote to stdout and stderr. */
   end(): Promise<string>;
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()?.();
+/**
+ * Where what a helper makes is undone: the test's onTestFinished (the context's, which
+ * concurrent tests need), or fileScope.
+ */
+type Scope = (undo: () => Promise<void> | void) => void;
+/** What the file shares (its servers and their worlds), undone after the file. */
+const fileCleanups: (() => Promise<void> | void)[] = [];
+const fileScope: Scope = (undo) => void fileCleanups.push(undo);
+afterAll(async () => {
+  while (fileCleanups.length > 0) await fileCleanups.pop()?.();
 });
 
 /** A config dir and HOME of its own, and the env that points hostctl at `baseUrl` with `token`. */
-function world(baseUrl: string, token: string) {
+function world(baseUrl: string, token: string, scope: Scope) {
   const dir = tmpDir('hostctl-mcp-');
-  cleanups.push(() => dir.cleanup());
+  scope(() => dir.cleanup());
   return { HOME: dir.path, HOSTCTL_CONFIG_DIR: join(dir.path, 'config'), XDG_CACHE_HOME: join(dir.path, 'cache'), HOSTCTL_BASE_URL: baseUrl, HOSTCTL_TOKEN: token };
 }
 
@@ -38,24 +54,49 @@ function world(baseUrl: string, token: string) {
  * `hostctl mcp` under the SDK's client. Its stdout passes through tee into a file on the
  * way, so that the test sees every byte the server wrote, not only what the SDK parsed.
  */
-async function connect(env: Record<string, string>, args: string[] = []): Promise<Session> {
+async function connect(env: Record<string, string>, args: string[], scope: Scope): Promise<Session> {
   const dir = tmpDir('hostctl-mcp-out-');
   const out = join(dir.path, 'stdout');
   writeFileSync(out, '');
-  const { client, stderr } = await connectMcp(env, args, [], { teeTo: out });
+  const { client, stderr, teed } = await connectMcp(env, args, [], { teeTo: out });
   let ended: Promise<string> | undefined;
   const session: Session = {
     client,
     stderr,
+    written: async () => (await teed()) + stderr(),
     // After the client closed, tee has written its file whole (it may pass a line on before writing it).
-    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr)),
+    end: () => (ended ??= client.close().then(() => readFileSync(out, 'utf8') + stderr())),
   };
-  cleanups.push(async () => {
+  scope(async () => {
     await session.end();
     dir.cleanup();
   });
   return session;
 }
+
+/** `start()` once, for the whole file: the first test that asks starts it. */
+function shared<T>(start: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => (started ??= start());
+}
+
+/** The file's sandbox, started in this worker. */
+const fileSandbox = shared(async () => {
+  const sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
+  fileScope(() => sandbox.stop());
+  return sandbox;
+});
+/** A `hostctl mcp` at the file's sandbox, with the sandbox. */
+const onSandbox = shared(async () => {
+  const sandbox = await fileSandbox();
+  return { sandbox, s: await connect(world(sandbox.baseUrl, sandbox.token, fileScope), [], fileScope) };
+});
+/** A `hostctl mcp` at an alt server of the file's (as the platform would page), with the server. */
+const onAlt = shared(async () => {
+  const alt = await startAlt({ limit: 100_000 });
+  fileScope(() => alt.stop());
+  return { alt, s: await connect(world(alt.baseUrl, alt.token, fileScope), [], fileScope) };
+});
 
 interface ToolText {
   isError?: boolean;
@@ -75,15 +116,80 @@ function errorOf(r: ToolText): Record<string, unknown> {
   return r.json.error as Record<string, unknown>;
 }
 
-describe('hostctl mcp under the SDK client', () => {
-  let sandbox: LocalSandbox;
-  beforeAll(async () => {
-    sandbox = await startSandboxHere({ rateLimit: 100_000, pageSize: 1000 });
-  });
-  afterAll(() => sandbox.stop());
+/** The file's `hostctl mcp` at the sandbox or the alt server, with that server. */
+async function onServer(which: 'sandbox' | 'alt') {
+  if (which === 'alt') {
+    const { alt, s } = await onAlt();
+    return { server: alt, s };
+  }
+  const { sandbox, s } = await onSandbox();
+  return { server: platformOf(sandbox), s };
+}
 
-  it('initializes, lists tools whose schemas are valid JSON Schema, and answers every tool', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+// These compare every request the sandbox and the alt server received: they run alone.
+describe('one question, one walk: list_objects and the list command send the same requests', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of one app cost what "deployments list --app" costs, on the ${which}`, async ({ onTestFinished }) => {
+      const { server, s } = await onServer(which);
+      // An app with a few environments: the API's route for each, never the whole collection.
+      const byApp = new Map<string, number>();
+      for (const e of await server.all('environments')) {
+        const app = String(e.app ?? e.appId);
+        byApp.set(app, (byApp.get(app) ?? 0) + 1);
+      }
+      const app = [...byApp].find(([, n]) => n >= 2 && n <= 3)?.[0];
+      expect(app).toBeDefined();
+      const env = world(server.baseUrl, server.token, onTestFinished);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', String(app), '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(got.isError).toBe(false);
+      const byTool = await sent();
+
+      expect(byTool).toEqual(byCommand);
+      expect(byTool.filter((r) => /\/deployments\?/.test(r) && !/\/environments\//.test(r))).toEqual([]);
+      expect((got.json.items as { publicId: string }[]).map((d) => d.publicId)).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+    });
+  }
+});
+
+describe('one question, one walk, past the route shortcut', () => {
+  for (const which of ['sandbox', 'alt'] as const) {
+    it(`deployments of an app with more environments than the shortcut asks one by one cost what the command costs, on the ${which}`, async ({ onTestFinished }) => {
+      const { server, s } = await onServer(which);
+      // Both servers' field names, so that each finds the references its own way.
+      const app = 'ap-walkmany01';
+      const envs = Array.from({ length: 5 }, (_, i) => `en-walkmany0${i}`);
+      await server.plant('apps', [{ publicId: app, name: 'walk-many', status: 'live' }]);
+      await server.plant('environments', envs.map((e) => ({ publicId: e, name: e, app, appId: app })));
+      await server.plant('deployments', envs.flatMap((e, i) => [0, 1].map((j) => ({ publicId: `de-walkmany${i}${j}`, environment: e, environmentId: e, status: 'succeeded' }))));
+      const env = world(server.baseUrl, server.token, onTestFinished);
+      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
+
+      await server.clearRequests();
+      const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
+      expect(cli.code, cli.stderr).toBe(0);
+      const byCommand = await sent();
+      await server.clearRequests();
+      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
+      expect(byCommand.length).toBeGreaterThan(1);
+      expect(await sent()).toEqual(byCommand);
+      const ids = (got.json.items as { publicId: string }[]).map((d) => d.publicId);
+      expect(ids).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
+      expect(ids).toHaveLength(10);
+    });
+  }
+});
+
+// Beside the describes after it; its tests, which share a server and its data, one at a time.
+describe('hostctl mcp under the SDK client', { concurrent: true }, () => {
+  it.sequential('initializes, lists tools whose schemas are valid JSON Schema, and answers every tool', async () => {
+    const { sandbox, s } = await onSandbox();
     expect(s.client.getServerVersion()?.name).toBe('hostctl');
     const { tools } = await s.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['app_status', 'auth_status', 'call_operation', 'get_objects', 'list_objects', 'list_operations', 'rate_limit', 'wait_for']);
@@ -130,11 +236,11 @@ describe('hostctl mcp under the SDK client', () => {
     expect(errorOf(await call(s, 'list_objects', { resource: 'teams', app: 'ap-1a2b3c4d5e' })).message).toMatch(/cannot be filtered by app/);
     // The server is still there after a bad call.
     expect((await call(s, 'rate_limit')).isError).toBe(false);
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
-  it('lists the reference\'s operations and calls GETs by operationId or path, refusing anything that writes', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('lists the reference\'s operations and calls GETs by operationId or path, refusing anything that writes', async () => {
+    const { sandbox, s } = await onSandbox();
     const admin = sandboxAdmin(sandbox);
     const ops = (await call(s, 'list_operations')).json.operations as { operationId: string; method: string }[];
     expect(ops).toEqual(expect.arrayContaining([expect.objectContaining({ operationId: 'getApp', method: 'GET' }), expect.objectContaining({ operationId: 'createApp', method: 'POST' })]));
@@ -151,16 +257,14 @@ describe('hostctl mcp under the SDK client', () => {
     expect(refused.code).toBe('usage');
     expect(String(refused.message)).toMatch(/only reads/);
     expect((await admin.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
-  it('filters by a relation as list does, also through another resource (deployments of an app)', async () => {
+  it.sequential('filters by a relation as list does, also through another resource (deployments of an app)', async ({ onTestFinished }) => {
     // The independent server, whose deployments name only their environment: the app's
     // deployments are found through its environments.
-    const alt = await startAlt({ limit: 100_000 });
-    cleanups.push(() => alt.stop());
-    const env = world(alt.baseUrl, alt.token);
-    const s = await connect(env);
+    const { alt, s } = await onAlt();
+    const env = world(alt.baseUrl, alt.token, onTestFinished);
     const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
     const app = items[0]!.publicId;
     const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
@@ -174,12 +278,12 @@ describe('hostctl mcp under the SDK client', () => {
     expect((envs.json.items as { publicId: string }[]).map((e) => e.publicId)).toEqual((JSON.parse(cliEnvs.stdout) as { publicId: string }[]).map((e) => e.publicId));
   });
 
-  it('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async () => {
+  it.sequential('a page of 1,000 objects comes 100 at a time, with a cursor that continues where it stopped', async ({ onTestFinished }) => {
     // The independent server, which sends a page of any size (the sandbox stops at 100).
     const alt = await startAlt({ pageSize: 1000, limit: 100_000 });
-    cleanups.push(() => alt.stop());
+    onTestFinished(() => alt.stop());
     await alt.plant('teams', Array.from({ length: 1000 }, (_, i) => ({ publicId: `mcp${String(i).padStart(5, '0')}`, name: `Team ${i}` })));
-    const s = await connect(world(alt.baseUrl, alt.token));
+    const s = await connect(world(alt.baseUrl, alt.token, onTestFinished), [], onTestFinished);
     await alt.clearRequests();
     const page = await call(s, 'list_objects', { resource: 'teams' });
     const items = page.json.items as { publicId: string }[];
@@ -197,12 +301,12 @@ describe('hostctl mcp under the SDK client', () => {
     expect(await s.end()).not.toContain(alt.token);
   });
 
-  it('a page of large objects stops at the byte cap, with a note and a cursor at the first object left out', async () => {
+  it.sequential('a page of large objects stops at the byte cap, with a note and a cursor at the first object left out', async ({ onTestFinished }) => {
     const alt = await startAlt({ pageSize: 100, limit: 100_000 });
-    cleanups.push(() => alt.stop());
+    onTestFinished(() => alt.stop());
     const big = 'x'.repeat(2000);
     await alt.plant('teams', Array.from({ length: 100 }, (_, i) => ({ publicId: `big${String(i).padStart(5, '0')}`, name: `Team ${i}`, notes: big })));
-    const s = await connect(world(alt.baseUrl, alt.token));
+    const s = await connect(world(alt.baseUrl, alt.token, onTestFinished), [], onTestFinished);
     const all = (await alt.all('teams')).map((t) => t.publicId);
     const first = await call(s, 'list_objects', { resource: 'teams', limit: 100 });
     const items = (first.json.items as { publicId: string }[]).map((t) => t.publicId);
@@ -215,17 +319,17 @@ describe('hostctl mcp under the SDK client', () => {
     expect(items).toEqual(all.slice(0, items.length));
   });
 
-  it('a cursor made up to point at another origin is refused, and nothing is sent there', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('a cursor made up to point at another origin is refused, and nothing is sent there', async () => {
+    const { sandbox, s } = await onSandbox();
     const forged = Buffer.from(JSON.stringify({ r: 'apps', f: null, u: 'http://collector.invalid/v1/apps', s: 0 })).toString('base64url');
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: forged }));
     expect(error.code).toBe('usage');
     expect(errorOf(await call(s, 'list_objects', { resource: 'apps', cursor: 'not-a-cursor' })).code).toBe('usage');
-    expect(await s.end()).not.toContain(sandbox.token);
+    expect(await s.written()).not.toContain(sandbox.token);
   });
 
-  it('a cursor at the end of a page continues at the next page the server named', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('a cursor at the end of a page continues at the next page the server named', async () => {
+    const { s } = await onSandbox();
     const first = await call(s, 'list_objects', { resource: 'apps', limit: 30 });
     const second = await call(s, 'list_objects', { resource: 'apps', limit: 30, cursor: first.json.nextCursor });
     const ids = [...(first.json.items as { publicId: string }[]), ...(second.json.items as { publicId: string }[])].map((a) => a.publicId);
@@ -234,8 +338,8 @@ describe('hostctl mcp under the SDK client', () => {
     expect((whole.json.items as { publicId: string }[]).map((a) => a.publicId)).toEqual(ids);
   });
 
-  it('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
+    const { sandbox, s } = await onSandbox();
     const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
     const id = items[0]!.publicId;
     // A hostile or careless API echoing the token back, and a number no double holds.
@@ -244,29 +348,33 @@ describe('hostctl mcp under the SDK client', () => {
     const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
     const item = (got.json.items as { name: string }[])[0]!;
     expect(item.name).toBe(`leak ****${sandbox.token.slice(-4)} here`);
-    const written = await s.end();
+    const written = await s.written();
     expect(written).not.toContain(sandbox.token);
     expect(written).toContain('"replicas":12345678901234567890');
   });
 
-  it('a cancelled wait_for sends no further poll, and the server answers the next call', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('a cancelled wait_for sends no further poll, and the server answers the next call', async () => {
+    const { sandbox, s } = await onSandbox();
     const admin = sandboxAdmin(sandbox);
-    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
-    const id = items[0]!.publicId;
+    // Apps of its own: the polls for them are its own.
+    const [id, other] = ['ap-waitcanc01', 'ap-waitcanc02'];
+    await platformOf(sandbox).plant('apps', [id, other].map((publicId) => ({ publicId, name: publicId, status: 'live' })));
     await admin.clearRequests();
     const abort = new AbortController();
-    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'] } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
+    // A deadline of 1s: a wait that went on would poll again at it.
+    const waiting = s.client.callTool({ name: 'wait_for', arguments: { resource: 'apps', ids: [id], for: ['status=never-this'], deadline: '1s' } }, undefined, { signal: abort.signal, onprogress: () => abort.abort() });
     await expect(waiting).rejects.toThrow();
     expect((await call(s, 'auth_status')).isError).toBe(false);
-    // The poll interval is 5 s: a wait that went on would have polled again within 7 s.
-    await new Promise((resolve) => setTimeout(resolve, 7_000));
-    const polls = (await admin.requests()).filter((r) => r.path.endsWith('/apps') && String(r.query).includes('publicId'));
-    expect(polls).toHaveLength(1);
-  }, 20_000);
+    // A later wait, on another app, with a later deadline: it ends after the first would have polled again.
+    expect(errorOf(await call(s, 'wait_for', { resource: 'apps', ids: [other], for: ['status=never-this'], deadline: '2s' })).code).toBe('deadline');
+    const polls = (r: { path: string; query: string }, app: string) => r.path.endsWith('/apps') && String(r.query).includes(app);
+    const log = await admin.requests();
+    expect(log.filter((r) => polls(r, other)).length).toBeGreaterThan(1);
+    expect(log.filter((r) => polls(r, id))).toHaveLength(1);
+  });
 
-  it('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
-    const s = await connect(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('wait_for reports progress when asked and a deadline as a deadline tool error', async () => {
+    const { s } = await onSandbox();
     const list = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
     const app = (list.json.items as { publicId: string }[])[0]!;
     let progress = 0;
@@ -278,75 +386,12 @@ describe('hostctl mcp under the SDK client', () => {
   });
 });
 
-describe('one question, one walk: list_objects and the list command send the same requests', () => {
-  for (const which of ['sandbox', 'alt'] as const) {
-    it(`deployments of one app cost what "deployments list --app" costs, on the ${which}`, async () => {
-      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
-      cleanups.push(() => server.stop());
-      // An app with a few environments: the API's route for each, never the whole collection.
-      const byApp = new Map<string, number>();
-      for (const e of await server.all('environments')) {
-        const app = String(e.app ?? e.appId);
-        byApp.set(app, (byApp.get(app) ?? 0) + 1);
-      }
-      const app = [...byApp].find(([, n]) => n >= 2 && n <= 3)?.[0];
-      expect(app).toBeDefined();
-      const env = world(server.baseUrl, server.token);
-      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
-
-      await server.clearRequests();
-      const cli = await runCli(['deployments', 'list', '--app', String(app), '--limit', '100', '--json'], { env });
-      expect(cli.code, cli.stderr).toBe(0);
-      const byCommand = await sent();
-      const s = await connect(env);
-      await server.clearRequests();
-      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
-      expect(got.isError).toBe(false);
-      const byTool = await sent();
-
-      expect(byTool).toEqual(byCommand);
-      expect(byTool.filter((r) => /\/deployments\?/.test(r) && !/\/environments\//.test(r))).toEqual([]);
-      expect((got.json.items as { publicId: string }[]).map((d) => d.publicId)).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
-    });
-  }
-});
-
-describe('one question, one walk, past the route shortcut', () => {
-  for (const which of ['sandbox', 'alt'] as const) {
-    it(`deployments of an app with more environments than the shortcut asks one by one cost what the command costs, on the ${which}`, async () => {
-      const server = which === 'sandbox' ? platformOf(await startSandboxHere({ rateLimit: 100_000 })) : await startAlt({ limit: 100_000 });
-      cleanups.push(() => server.stop());
-      // Both servers' field names, so that each finds the references its own way.
-      const app = 'ap-walkmany01';
-      const envs = Array.from({ length: 5 }, (_, i) => `en-walkmany0${i}`);
-      await server.plant('apps', [{ publicId: app, name: 'walk-many', status: 'live' }]);
-      await server.plant('environments', envs.map((e) => ({ publicId: e, name: e, app, appId: app })));
-      await server.plant('deployments', envs.flatMap((e, i) => [0, 1].map((j) => ({ publicId: `de-walkmany${i}${j}`, environment: e, environmentId: e, status: 'succeeded' }))));
-      const env = world(server.baseUrl, server.token);
-      const sent = async () => (await server.requests()).map((r) => `${r.method} ${r.path}?${r.query}`);
-
-      await server.clearRequests();
-      const cli = await runCli(['deployments', 'list', '--app', app, '--limit', '100', '--json'], { env });
-      expect(cli.code, cli.stderr).toBe(0);
-      const byCommand = await sent();
-      const s = await connect(env);
-      await server.clearRequests();
-      const got = await call(s, 'list_objects', { resource: 'deployments', app, limit: 100 });
-      expect(byCommand.length).toBeGreaterThan(1);
-      expect(await sent()).toEqual(byCommand);
-      const ids = (got.json.items as { publicId: string }[]).map((d) => d.publicId);
-      expect(ids).toEqual((JSON.parse(cli.stdout) as { publicId: string }[]).map((d) => d.publicId));
-      expect(ids).toHaveLength(10);
-    });
-  }
-});
-
-describe('list_objects cursors cannot be forged', () => {
-  it('a cursor hostctl did not make, made for another list, or tampered with, is a usage error and sends nothing', async () => {
+describe('list_objects cursors cannot be forged', { concurrent: true }, () => {
+  it('a cursor hostctl did not make, made for another list, or tampered with, is a usage error and sends nothing', async ({ onTestFinished }) => {
     const alt = await startAlt({ limit: 100_000, pageSize: 5 });
-    cleanups.push(() => alt.stop());
+    onTestFinished(() => alt.stop());
     const origin = new URL(alt.baseUrl).origin;
-    const s = await connect(world(alt.baseUrl, alt.token));
+    const s = await connect(world(alt.baseUrl, alt.token, onTestFinished), [], onTestFinished);
     const apps = await call(s, 'list_objects', { resource: 'apps', limit: 2 });
     const valid = String(apps.json.nextCursor);
     expect(valid).not.toBe('undefined');
@@ -378,21 +423,21 @@ describe('list_objects cursors cannot be forged', () => {
     expect(await s.end()).not.toContain(alt.token);
   });
 
-  it("another server process's cursor is not this one's", async () => {
+  it("another server process's cursor is not this one's", async ({ onTestFinished }) => {
     const alt = await startAlt({ limit: 100_000, pageSize: 5 });
-    cleanups.push(() => alt.stop());
-    const env = world(alt.baseUrl, alt.token);
-    const first = await connect(env);
+    onTestFinished(() => alt.stop());
+    const env = world(alt.baseUrl, alt.token, onTestFinished);
+    const first = await connect(env, [], onTestFinished);
     const cursor = (await call(first, 'list_objects', { resource: 'apps', limit: 2 })).json.nextCursor;
     await first.end();
-    const second = await connect(env);
+    const second = await connect(env, [], onTestFinished);
     await alt.clearRequests();
     expect(errorOf(await call(second, 'list_objects', { resource: 'apps', cursor })).code).toBe('usage');
     expect(await alt.requests()).toEqual([]);
   });
 });
 
-describe('hostctl mcp when things go wrong', () => {
+describe('hostctl mcp when things go wrong', { concurrent: true }, () => {
   /** Arguments each tool takes without complaint, so that only the configuration can fail. */
   const EVERY_TOOL: [string, Record<string, unknown>][] = [
     ['list_objects', { resource: 'apps' }],
@@ -405,10 +450,10 @@ describe('hostctl mcp when things go wrong', () => {
     ['app_status', { app: 'ap-1a2b3c4d5e' }],
   ];
 
-  it('with no base URL it starts, lists its tools, and every call says how to set one', async () => {
-    const env: Record<string, string | undefined> = world('unused', 'mcp-test-token-0123456789abcdef');
+  it('with no base URL it starts, lists its tools, and every call says how to set one', async ({ onTestFinished }) => {
+    const env: Record<string, string | undefined> = world('unused', 'mcp-test-token-0123456789abcdef', onTestFinished);
     delete env.HOSTCTL_BASE_URL;
-    const s = await connect(env as Record<string, string>);
+    const s = await connect(env as Record<string, string>, [], onTestFinished);
     expect((await s.client.listTools()).tools.map((t) => t.name).sort()).toEqual(EVERY_TOOL.map(([name]) => name).sort());
     for (const [name, args] of EVERY_TOOL) {
       const error = errorOf(await call(s, name, args));
@@ -419,12 +464,12 @@ describe('hostctl mcp when things go wrong', () => {
     expect(s.stderr()).toMatch(/^hostctl: warning: No base URL is set/m);
   });
 
-  it('with no token it starts, lists its tools, and every call says how to give it one, sending nothing', async () => {
+  it('with no token it starts, lists its tools, and every call says how to give it one, sending nothing', async ({ onTestFinished }) => {
     const alt = await startAlt({ limit: 100_000 });
-    cleanups.push(() => alt.stop());
-    const env: Record<string, string | undefined> = world(alt.baseUrl, 'unused');
+    onTestFinished(() => alt.stop());
+    const env: Record<string, string | undefined> = world(alt.baseUrl, 'unused', onTestFinished);
     delete env.HOSTCTL_TOKEN;
-    const s = await connect(env as Record<string, string>);
+    const s = await connect(env as Record<string, string>, [], onTestFinished);
     expect((await s.client.listTools()).tools).toHaveLength(EVERY_TOOL.length);
     for (const [name, args] of EVERY_TOOL) {
       const error = errorOf(await call(s, name, args));
@@ -435,13 +480,13 @@ describe('hostctl mcp when things go wrong', () => {
     expect(await alt.requests()).toEqual([]);
   });
 
-  it('a rejected token is an auth tool error, and the next call sends nothing', async () => {
+  it('a rejected token is an auth tool error, and the next call sends nothing', async ({ onTestFinished }) => {
     const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
+    onTestFinished(() => sandbox.stop());
     const admin = sandboxAdmin(sandbox);
     const token = await admin.newToken('agent');
     await admin.revoke('agent');
-    const s = await connect(world(sandbox.baseUrl, token));
+    const s = await connect(world(sandbox.baseUrl, token, onTestFinished), [], onTestFinished);
     const first = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
     expect(first.code).toBe('auth');
     expect(String(first.hint)).not.toBe('');
@@ -454,11 +499,11 @@ describe('hostctl mcp when things go wrong', () => {
     expect(written).not.toContain(sandbox.token);
   });
 
-  it("an agent's requests wait in the shared budget at batch priority, even where a person would be said to wait", async () => {
+  it("an agent's requests wait in the shared budget at batch priority, even where a person would be said to wait", async ({ onTestFinished }) => {
     const sandbox = await startSandboxHere({ rateLimit: 1 });
-    cleanups.push(() => sandbox.stop());
-    const env = { ...world(sandbox.baseUrl, sandbox.token), HOSTCTL_INTERACTIVE: '1' };
-    const s = await connect(env);
+    onTestFinished(() => sandbox.stop());
+    const env = { ...world(sandbox.baseUrl, sandbox.token, onTestFinished), HOSTCTL_INTERACTIVE: '1' };
+    const s = await connect(env, [], onTestFinished);
     expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
     const waiting = s.client.callTool({ name: 'list_objects', arguments: { resource: 'apps', limit: 1 } }, undefined, { timeout: 120_000 });
     waiting.catch(() => undefined);
@@ -472,10 +517,10 @@ describe('hostctl mcp when things go wrong', () => {
     expect(Object.keys(budget.waiters ?? {})).toEqual([]);
   });
 
-  it('a 429 storm is waited out within --max-wait, and one past it is rate_limited; the server goes on', async () => {
+  it('a 429 storm is waited out within --max-wait, and one past it is rate_limited; the server goes on', async ({ onTestFinished }) => {
     const alt = await startAlt({ limit: 100_000 });
-    cleanups.push(() => alt.stop());
-    const s = await connect(world(alt.baseUrl, alt.token));
+    onTestFinished(() => alt.stop());
+    const s = await connect(world(alt.baseUrl, alt.token, onTestFinished), [], onTestFinished);
     alt.alt.force429(2, 1);
     const ok = await call(s, 'list_objects', { resource: 'apps', limit: 1 });
     expect(ok.isError).toBe(false);
@@ -488,12 +533,12 @@ describe('hostctl mcp when things go wrong', () => {
     expect(await s.end()).not.toContain(alt.token);
   });
 
-  it('server faults are api tool errors, a token echoed in one never reaches the agent, and the server answers the next call', async () => {
+  it('server faults are api tool errors, a token echoed in one never reaches the agent, and the server answers the next call', async ({ onTestFinished }) => {
     let now: Behaviour = behaviours.html502;
     const hostile = await startHostile((req, res) => now(req, res));
-    cleanups.push(() => hostile.close());
+    onTestFinished(() => hostile.close());
     const token = 'mcp-hostile-token-0123456789abcdef';
-    const s = await connect(world(hostile.baseUrl, token), ['--retries', '0']);
+    const s = await connect(world(hostile.baseUrl, token, onTestFinished), ['--retries', '0'], onTestFinished);
     for (const fault of [behaviours.html502, behaviours.echoesToken, behaviours.invalidJson, behaviours.truncatedJson]) {
       now = fault;
       const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
@@ -504,19 +549,19 @@ describe('hostctl mcp when things go wrong', () => {
     expect(await s.end()).not.toContain(token);
   });
 
-  it('a server that is not there is a network tool error', async () => {
+  it('a server that is not there is a network tool error', async ({ onTestFinished }) => {
     const port = await closedPort();
     const token = 'mcp-test-token-0123456789abcdef';
-    const s = await connect(world(`http://127.0.0.1:${port}/v1`, token), ['--retries', '0']);
+    const s = await connect(world(`http://127.0.0.1:${port}/v1`, token, onTestFinished), ['--retries', '0'], onTestFinished);
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps' }));
     expect(error.code).toBe('network');
     expect(await s.end()).not.toContain(token);
   });
 
-  it('a call whose wait for the budget would pass --max-wait is rate_limited with the seconds to wait', async () => {
+  it('a call whose wait for the budget would pass --max-wait is rate_limited with the seconds to wait', async ({ onTestFinished }) => {
     const sandbox = await startSandboxHere({ rateLimit: 1 });
-    cleanups.push(() => sandbox.stop());
-    const s = await connect(world(sandbox.baseUrl, sandbox.token), ['--max-wait', '1']);
+    onTestFinished(() => sandbox.stop());
+    const s = await connect(world(sandbox.baseUrl, sandbox.token, onTestFinished), ['--max-wait', '1'], onTestFinished);
     expect((await call(s, 'list_objects', { resource: 'apps', limit: 1 })).isError).toBe(false);
     const error = errorOf(await call(s, 'list_objects', { resource: 'apps', limit: 1 }));
     expect(error.code).toBe('rate_limited');
@@ -525,7 +570,7 @@ describe('hostctl mcp when things go wrong', () => {
   });
 });
 
-describe('hostctl mcp on the wire, with no SDK', () => {
+describe('hostctl mcp on the wire, with no SDK', { concurrent: true }, () => {
   it('the SDK is a chunk of its own, not part of the program every command reads', () => {
     const dist = join(ROOT, 'dist');
     const chunks = readdirSync(join(dist, 'chunks')).filter((f) => /^mcp-.*\.cjs$/.test(f));
@@ -535,18 +580,18 @@ describe('hostctl mcp on the wire, with no SDK', () => {
     expect(readFileSync(join(dist, 'hostctl.cjs'), 'latin1')).not.toContain('notifications/progress');
   });
 
-  it('refuses --dry-run, whose output would break the protocol', async () => {
-    const r = await runCli(['--dry-run', 'mcp'], { env: world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef'), input: '' });
+  it('refuses --dry-run, whose output would break the protocol', async ({ onTestFinished }) => {
+    const r = await runCli(['--dry-run', 'mcp'], { env: world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef', onTestFinished), input: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^hostctl: --dry-run does not apply to hostctl mcp/);
     expect(r.stdout).toBe('');
   });
 
-  it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async () => {
+  it('answers newline-delimited JSON-RPC: initialize, tools/list, tools/call, a malformed line, an unknown tool; stdin closing ends it with exit 0', async ({ onTestFinished }) => {
     const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
+    onTestFinished(() => sandbox.stop());
     // -R: the line the run prints once it has finished, which only a clean end gets to.
-    const child = spawn(process.execPath, [BIN, '-R', 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, '-R', 'mcp'], { env: baseEnv(world(sandbox.baseUrl, sandbox.token, onTestFinished)), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -597,10 +642,10 @@ describe('hostctl mcp on the wire, with no SDK', () => {
  * `hostctl mcp` with raw lines on its stdin, initialized. `ask` writes a line and resolves
  * with the first answer that `match` accepts (by default, the one whose id is `id`).
  */
-async function rawServer(env: Record<string, string>) {
+async function rawServer(env: Record<string, string>, scope: Scope) {
   const child = spawn(process.execPath, [BIN, 'mcp'], { env: baseEnv(env), cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  cleanups.push(async () => {
+  scope(async () => {
     child.stdin.end();
     await exited;
   });
@@ -628,11 +673,16 @@ async function rawServer(env: Record<string, string>) {
   return { ask, request, lines, byId, write: (text: string) => child.stdin.write(text) };
 }
 
-describe('hostctl mcp on the wire: what each answer holds', () => {
-  const env = () => world('http://127.0.0.1:9/v1', 'mcp-test-token-0123456789abcdef');
+/** The file's `hostctl mcp` with raw lines on its stdin, at the file's sandbox, with the sandbox. */
+const onRaw = shared(async () => {
+  const sandbox = await fileSandbox();
+  return { sandbox, s: await rawServer(world(sandbox.baseUrl, sandbox.token, fileScope), fileScope) };
+});
 
-  it('answers a request whose id is past 2^53 with that id exactly as sent', async () => {
-    const s = await rawServer(env());
+// One server, whose next line is the answer to the test's request: one test at a time.
+describe('hostctl mcp on the wire: what each answer holds', { concurrent: true }, () => {
+  it.sequential('answers a request whose id is past 2^53 with that id exactly as sent', async () => {
+    const { s } = await onRaw();
     for (const id of ['12345678901234567891', '-98765432109876543210', '9007199254740993']) {
       // One request at a time: the next line is its answer, whatever id it carries.
       const answer = await s.ask(`{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, () => true);
@@ -644,23 +694,22 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
     expect(called).toContain('"isError":true');
   });
 
-  it('cancels a request whose id is past 2^53 by that id', async () => {
-    const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
-    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
-    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1 } });
+  it.sequential('cancels a request whose id is past 2^53 by that id', async () => {
+    const { s } = await onRaw();
+    const mark = s.lines.length;
+    const listed = await s.request(1, 'tools/call', { name: 'list_objects', arguments: { resource: 'apps', limit: 1, fields: ['publicId'] } });
     const app = ((listed.result?.structuredContent as { items: { publicId: string }[] }).items[0])?.publicId;
     const wait = (deadline: string) => ({ name: 'wait_for', arguments: { resource: 'apps', ids: [app], for: ['status=never'], deadline } });
-    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('2s'))}}\n`);
+    s.write(`{"jsonrpc":"2.0","id":12345678901234567891,"method":"tools/call","params":${JSON.stringify(wait('1s'))}}\n`);
     s.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}\n');
     // A later call with a later deadline: had the first gone on, its answer would come first.
-    const later = await s.request(2, 'tools/call', wait('3s'));
+    const later = await s.request(2, 'tools/call', wait('2s'));
     expect(String((later.result?.content as { text: string }[])[0]?.text)).toContain('"deadline"');
-    expect(s.lines.filter((line) => line.includes('1234567890123456'))).toEqual([]);
+    expect(s.lines.slice(mark).filter((line) => line.includes('1234567890123456'))).toEqual([]);
   });
 
-  it('answers arguments that are not an object with one sentence, as invalid params', async () => {
-    const s = await rawServer(env());
+  it.sequential('answers arguments that are not an object with one sentence, as invalid params', async () => {
+    const { s } = await onRaw();
     let id = 1;
     for (const args of ['apps', ['apps'], 7, true]) {
       const { error } = await s.request(id++, 'tools/call', { name: 'list_objects', arguments: args });
@@ -671,8 +720,8 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
     expect(error?.message).toMatch(/^Invalid params: [^\n]*"params.name" must be a string\.$/);
   });
 
-  it('answers a line longer than the limit once, and the next message as usual', async () => {
-    const s = await rawServer(env());
+  it.sequential('answers a line longer than the limit once, and the next message as usual', async () => {
+    const { s } = await onRaw();
     const before = s.lines.length;
     s.write(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":"${'z'.repeat(5 * 1024 * 1024)}"}}\n`);
     expect((await s.request(8, 'tools/list')).result).toHaveProperty('tools');
@@ -681,10 +730,8 @@ describe('hostctl mcp on the wire: what each answer holds', () => {
     expect(JSON.parse(errors[0]!)).toMatchObject({ id: null, error: { code: -32600 } });
   });
 
-  it('never echoes a 20,000-character input whole, in an error of any kind', async () => {
-    const sandbox = await startSandboxHere();
-    cleanups.push(() => sandbox.stop());
-    const s = await rawServer(world(sandbox.baseUrl, sandbox.token));
+  it.sequential('never echoes a 20,000-character input whole, in an error of any kind', async () => {
+    const { s } = await onRaw();
     const long = (c: string) => c.repeat(20_000);
     const calls: [string, unknown][] = [
       ['tools/call', { name: 'call_operation', arguments: { path: `/${long('a')}` } }],

@@ -22,7 +22,18 @@ const test = e2eTest({ sandbox: ['--rate-limit', '100000'] }).extend('copy', ({}
     copy.cleanup();
   });
   return copy;
-});
+})
+  // The checkout's answers to a sequence of commands against the file's sandbox, each
+  // sequence in a new config dir: the same for every test that asks, so run once.
+  .extend('reference', { scope: 'file' }, ({ sandbox }) => {
+    const known = new Map<string, Promise<RunResult[]>>();
+    return (commands: string[][]): Promise<RunResult[]> => {
+      const key = JSON.stringify(commands);
+      const answers = known.get(key) ?? session(undefined, commands, { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token });
+      known.set(key, answers);
+      return answers;
+    };
+  });
 
 /** Every entry under `dir` (symbolic links not followed), with its kind, size and mtime. */
 function listing(dir: string): Record<string, string> {
@@ -96,12 +107,12 @@ const CACHES = [
 ];
 
 describe('a read-only installation', () => {
-  test.for(CACHES)('with code caches $state: every command works, and no run writes into it', async ({ change }, { copy, sandbox }) => {
+  test.for(CACHES)('with code caches $state: every command works, and no run writes into it', async ({ change }, { copy, sandbox, reference: answers }) => {
     for (const { bundle } of BUNDLES) change(join(copy.dir, 'dist', `${bundle}.cache`));
     readOnly(copy.dir);
     const before = listing(copy.dir);
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
-    const [runs, reference] = [await session(copy.bin, USE, env), await session(undefined, USE, env)];
+    const [runs, reference] = [await session(copy.bin, USE, env), await answers(USE)];
     for (const [i, r] of runs.entries()) {
       expect(r.code, `${USE[i]?.join(' ')}: ${r.stderr}`).toBe(0);
       expect(r.stdout).not.toBe('');
@@ -123,10 +134,10 @@ describe.each(BUNDLES)('dist/$bundle', ({ bundle, args }) => {
 });
 
 describe('a command loads only what it uses', () => {
-  test('a Tab press needs neither the program nor any chunk', async ({ copy, sandbox }) => {
+  test('a Tab press needs neither the program nor any chunk', async ({ copy, sandbox, reference: answers }) => {
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
     const tab = [['apps', 'list', '--json'], ['__complete', 'apps', 'get', ''], ['__complete', ''], ['__complete', 'apps', 'list', '--']];
-    const reference = await session(undefined, tab, env);
+    const reference = await answers(tab);
     // The first command fills the IDs the Tab press offers; then the program goes.
     const config = tmpDir('hostctl-startup-config-');
     try {
@@ -145,10 +156,10 @@ describe('a command loads only what it uses', () => {
     }
   });
 
-  test("a request, help and the config need none of the chunks (tables, spinner, Redis, sandbox, MCP, help topics, jq), nor node:child_process or node:crypto", async ({ copy, sandbox }) => {
+  test("a request, help and the config need none of the chunks (tables, spinner, Redis, sandbox, MCP, help topics, jq), nor node:child_process or node:crypto", async ({ copy, sandbox, reference: answers }) => {
     const env = { HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token };
     const commands = [['apps', 'list', '--json'], ['apps', 'get', '--json', 'ap-none'], ['--help'], ['apps', 'list', '--help'], ['config', 'list'], ['apps', 'list', '--dry-run']];
-    const reference = await session(undefined, commands, env);
+    const reference = await answers(commands);
     // undici's HTTP parser stays: every request needs it.
     for (const f of readdirSync(join(copy.dir, 'dist', 'chunks'))) if (f.endsWith('.cjs')) rmSync(join(copy.dir, 'dist', 'chunks', f));
     const log = join(copy.dir, 'builtins.log');

@@ -56,9 +56,13 @@ function runUntilSignal(signal: NodeJS.Signals, args: string[] = [], before: str
   });
 }
 
+/** A plain run stopped with SIGTERM: one for the tests that read it, started by the first. */
+let terminated: ReturnType<typeof runUntilSignal> | undefined;
+const terminatedRun = () => (terminated ??= runUntilSignal('SIGTERM'));
+
 describe('start-up and stop', () => {
   it('prints exactly the two lines, logs requests to stderr without the token, and stops on SIGTERM with 143', async () => {
-    const r = await runUntilSignal('SIGTERM');
+    const r = await terminatedRun();
     expect(r.stdout).toMatch(/^HOSTCTL_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1\nHOSTCTL_TOKEN=\S+\n$/);
     // The contract: 143 terminated (SIGTERM), the sandbox included.
     expect(r.code).toBe(143);
@@ -70,7 +74,7 @@ describe('start-up and stop', () => {
   });
 
   it('the export line on stderr, pasted into another shell, points hostctl at the sandbox', async () => {
-    const r = await runUntilSignal('SIGTERM');
+    const r = await terminatedRun();
     const line = r.stderr.split('\n').find((l) => l.startsWith('export ')) ?? 'missing';
     const shell = spawnSync('bash', ['-c', `${line}; printf '%s\\n' "$HOSTCTL_BASE_URL" "$HOSTCTL_TOKEN"`], { encoding: 'utf8' });
     expect(shell.stdout).toBe(r.stdout.replace(/^HOSTCTL_[A-Z_]+=/gm, ''));

@@ -15,6 +15,8 @@
 //   hostctl(args, env?, opts?)  runs hostctl in the test's home, with no proxy variables,
 //                 at the file's sandbox if the layer was told `runOnSandbox`; a file sets
 //                 its own defaults by extending `runEnv` and `runOptions`
+//   pty(args, env?, opts?)  (cliTerminalTest) the same run on a terminal: one screen of
+//                 stdout and stderr (inproc.ts runInPty)
 //
 // Two layers, one set of names: `cliTest()` (test/cli/, in-process: inproc.ts, the sandbox
 // on a VirtualClock) and `e2eTest()` (test/e2e/, the built CLI as a process: cli.ts). Each
@@ -155,6 +157,19 @@ function layerTest<S extends Stoppable, O extends RunOptions>(load: () => Promis
  */
 export function cliTest(options: LayerOptions = {}) {
   return layerTest<InprocSandbox, InprocRunOptions>(() => import('./inproc.js'), options);
+}
+
+/**
+ * cliTest with `pty(args, env?, opts?)` beside `hostctl`: the same run on a terminal
+ * (inproc.ts runInPty: stdin, stdout and stderr one screen of `opts.columns` × 50, as
+ * `script` records it), in the test's home, with the file's `runEnv` and `runOptions`.
+ */
+export function cliTerminalTest(options: LayerOptions = {}) {
+  return cliTest(options).extend('pty', async ({ homeEnv, runEnv, runOptions }) => {
+    const { runInPty } = await import('./inproc.js');
+    return (args: string[], env: Env = {}, opts: Omit<InprocRunOptions, 'env'> = {}): Promise<RunResult> =>
+      runInPty(args, { ...runOptions, ...opts, env: { ...NO_PROXY_ENV, ...homeEnv, ...runEnv, ...env } });
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
 // (test/e2e/mcp-burst.test.ts, mcp-http.test.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +16,11 @@ export interface McpSession {
   stderr(): string;
   /** Closes stdin (which ends the server) and the client. */
   close(): Promise<void>;
+  /**
+   * With `teeTo`: what the server wrote to stdout so far, at least every message the client
+   * has received (tee may pass a line on before it writes it to the file), while it runs.
+   */
+  teed(): Promise<string>;
 }
 
 /**
@@ -37,7 +43,22 @@ export async function connectMcp(env: Record<string, string | undefined>, args: 
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'hostctl-test', version: '1' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  // Counted after the SDK's own handler is in place: one line on stdout each.
+  let received = 1;
+  const handle = transport.onmessage;
+  transport.onmessage = (message) => {
+    received++;
+    handle?.(message);
+  };
+  const teed = async (): Promise<string> => {
+    if (o.teeTo === undefined) throw new Error('teed() needs connectMcp(…, { teeTo })');
+    for (;;) {
+      const text = readFileSync(o.teeTo, 'utf8');
+      if (text.split('\n').length > received) return text;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  return { client, stderr: () => stderr, close: () => client.close(), teed };
 }
 
 /** A running `hostctl mcp --http`: its two stdout lines, and the process. */

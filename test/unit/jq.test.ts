@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { HostctlError, UsageError } from '../../src/errors.js';
 import { startJq, type JqRun } from '../../src/output/jq.js';
+import type { Clock } from '../../src/runtime.js';
 
 describe('startJq', () => {
   it("hands jq's output over while jq is still running, and stops it once the reader has gone", async () => {
@@ -51,21 +52,23 @@ describe('startJq', () => {
   });
 
   it('does not count the time jq waits for the reader', async () => {
-    // Writing the one batch takes longer than the whole bound; jq's own work takes a
-    // small part of it.
-    const run = await startJq('range(3)', { timeMs: 3_000 });
+    // Writing the one batch takes ten times the whole bound; jq's own work takes a small
+    // part of it.
+    const clock = new StretchClock(1);
+    const run = await startJq('range(3)', { timeMs: 10, clock });
     let out = '';
     await run.finish(false, async (text) => {
       out += text;
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      clock.advance(100);
       return true;
     });
     expect(out).toBe('0\n1\n2\n');
   });
 
   it('reports a syntax error as a usage error before any input, and a run-time error with jq\'s message', async () => {
-    await expect(startJq('.[')).rejects.toThrow(UsageError);
-    await expect(startJq('.[')).rejects.toThrow(/^--jq: syntax error, unexpected end of file/);
+    const refused = startJq('.[');
+    await expect(refused).rejects.toThrow(UsageError);
+    await expect(refused).rejects.toThrow(/^--jq: syntax error, unexpected end of file/);
     const run = await startJq('.[] | error("boom")');
     run.add(['1']);
     await expect(run.finish(false, async () => true)).rejects.toThrow(/^--jq: boom$/);
@@ -98,9 +101,9 @@ describe('startJq', () => {
   });
 
   it("adds up jq's computing between batches: output taken as fast as it comes still meets the bound", async () => {
-    // Each batch is handed over after at most 50 ms of computing, so no stretch alone
-    // reaches 200 ms; a hundred batches would be 5 s.
-    const run = await startJq('repeat(1)', { timeMs: 200 });
+    // Each stretch of computing takes 50 ms, so no stretch alone reaches 200 ms; a hundred
+    // batches would be 5 s.
+    const run = await startJq('repeat(1)', { timeMs: 200, clock: new StretchClock(50) });
     let batches = 0;
     const err = await failure(run, async () => ++batches < 100);
     expect(err.message).toBe('--jq: the expression was still running after 0.2 s; hostctl stopped it.');
@@ -216,9 +219,54 @@ describe('the bounds of --jq', () => {
   });
 
   it("says so in one sentence when jq's own memory runs out", async () => {
-    expectOutOfMemory(await failure(await startJq('"x" | until(length > 1e9; . + .) | length'), async () => true));
+    // A string of a thousand million characters: more than the engine's heap can ever hold.
+    expectOutOfMemory(await failure(await startJq('"x" * 1e9 | length'), async () => true));
   });
 });
+
+/**
+ * A clock on which jq computes `step` ms between any two readings (each reading is `step`
+ * later than the last, however busy the machine), and `advance` moves time on while jq is
+ * not computing (a reader that takes its time). A sleep ends once its time has come.
+ */
+class StretchClock implements Clock {
+  private t = 0;
+  private sleeping: { at: number; wake(): void }[] = [];
+
+  constructor(private readonly step: number) {}
+
+  readonly now = (): number => {
+    this.t += this.step;
+    this.due();
+    return this.t;
+  };
+
+  advance(ms: number): void {
+    this.t += ms;
+    this.due();
+  }
+
+  readonly sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const sleeper = { at: this.t + ms, wake: resolve };
+      this.sleeping.push(sleeper);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleeping = this.sleeping.filter((s) => s !== sleeper);
+          reject(signal.reason as Error);
+        },
+        { once: true },
+      );
+      this.due();
+    });
+
+  private due(): void {
+    const now = this.sleeping.filter((s) => s.at <= this.t);
+    this.sleeping = this.sleeping.filter((s) => s.at > this.t);
+    for (const s of now) s.wake();
+  }
+}
 
 /** What jq hands over, batch by batch, to a reader that takes it all. */
 async function output(run: JqRun): Promise<string[]> {

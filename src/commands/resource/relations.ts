@@ -4,13 +4,12 @@
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { findResource, type Relation, type Resource } from '../../resources.js';
-import { checkIds } from '../../core/by-id.js';
+import type { Relation, Resource } from '../../resources.js';
 import type { HttpClient } from '../../http/client.js';
 import type { PageRest } from '../../http/paging.js';
 import type { FilterCost } from './filter-cost.js';
 import type { Seen } from './seen.js';
-import type { RelationFilter } from '../../core/relations.js';
+import { relationFilter, type RelationFilter } from '../../core/relations.js';
 
 /**
  * A filter given the name of an object hostctl has seen instead of its ID
@@ -35,19 +34,13 @@ function refuseKnownName(ctx: Context, relation: Relation, target: Resource, val
 
 /** The relation filter given, if any, of list's options; two at once is a usage error. */
 export function chosenRelation(ctx: Context, resource: Resource, opts: Readonly<Record<string, string | boolean | undefined>>): RelationFilter | undefined {
-  const given = (resource.relations ?? []).filter((r) => typeof opts[r.flag] === 'string');
-  if (given.length > 1) {
-    throw new UsageError(`Give only one of ${given.map((r) => `--${r.flag}`).join(', ')}.`, `For example: hostctl ${resource.name} list --${given[0]?.flag} …`);
-  }
-  const relation = given[0];
-  if (!relation) return undefined;
-  const id = String(opts[relation.flag]);
-  const target = findResource(relation.target);
-  if (target) {
-    refuseKnownName(ctx, relation, target, id);
-    checkIds(target, [id]);
-  }
-  return { relation, id };
+  const given = Object.fromEntries((resource.relations ?? []).map((r) => [r.flag, opts[r.flag]]));
+  return relationFilter(
+    resource,
+    given,
+    { flag: (f) => `--${f}`, example: (f) => `hostctl ${resource.name} list --${f} …` },
+    (relation, target, id) => refuseKnownName(ctx, relation, target, id),
+  );
 }
 
 export interface FilterRun {

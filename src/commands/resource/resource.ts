@@ -1,8 +1,8 @@
 // `hostctl <resource> list|get|wait` for every resource in the table (src/resources.ts):
 // one definition and one implementation, seven resources, and the relation filters
 // (`environments list --app ap-…`) the table declares. The verbs are beside it (list.ts,
-// get.ts, wait.ts; watch.ts the run of --watch, by-id.ts what get, wait and watch share,
-// relations.ts the filters, seen.ts what the state keeps).
+// get.ts, wait.ts; watch.ts the run of --watch, by-id.ts the IDs argument, relations.ts
+// the filter flags, seen.ts what the state keeps); what they ask is the core's (src/core/).
 
 import type { Resource } from '../../resources.js';
 import { idHint } from './by-id.js';
