@@ -19,7 +19,7 @@ import { publicIdOf } from '../json/narrow.js';
 import type { HttpClient } from '../http/client.js';
 import { rateReport } from '../core/rate.js';
 import { appStatus, type AppStatus as InternalStatus } from '../core/status.js';
-import { walk, type RelationFilter as InternalFilter } from '../core/relations.js';
+import { relationFilter, walk, type RelationFilter as InternalFilter } from '../core/relations.js';
 import { checkIds, fetchByIds } from '../core/by-id.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, parseCondition, waitUntil } from '../core/wait.js';
 import { HostctlError } from './errors.js';
@@ -167,27 +167,13 @@ function idList(ids: readonly string[], what: string): string[] {
   return [...new Set(ids)];
 }
 
-/** The relation filter among list's options; an unknown or a second one is a usage error, before any request. */
-function relationFilter(resource: Resource, given: Record<string, unknown>): InternalFilter | undefined {
-  const named = Object.entries(given).filter(([, v]) => v !== undefined);
-  const known = resource.relations ?? [];
-  for (const [key, value] of named) {
-    const relation = known.find((r) => r.flag === key);
-    if (!relation) {
-      throw new UsageError(
-        `list('${resource.name}') takes no option "${key}".`,
-        known.length > 0 ? `Its filters: ${known.map((r) => r.flag).join(', ')}; and limit.` : 'It takes only limit.',
-      );
-    }
-    if (typeof value !== 'string' || value === '') throw new UsageError(`The filter ${key} takes a public ID.`, `For example: list('${resource.name}', { ${key}: '${findResource(relation.target)?.prefix ?? ''}…' })`);
+/** The relation filter among list's options (the core's rule, spelt as the library's options); nothing is sent before it. */
+function listFilter(resource: Resource, given: Record<string, unknown>): InternalFilter | undefined {
+  for (const [key, value] of Object.entries(given)) {
+    // A JavaScript caller may pass anything: a filter that is no ID is refused, not dropped.
+    if (value !== undefined && (typeof value !== 'string' || value === '')) throw new UsageError(`The filter ${key} takes a public ID, not ${typeof value === 'string' ? 'an empty string' : typeof value}.`, `For example: list('${resource.name}', { ${key}: '…' })`);
   }
-  if (named.length > 1) throw new UsageError(`Give only one of ${named.map(([k]) => k).join(', ')}.`, `For example: list('${resource.name}', { ${named[0]?.[0] ?? ''}: … })`);
-  const [flag, id] = named[0] ?? [];
-  const relation = known.find((r) => r.flag === flag);
-  if (!relation || typeof id !== 'string') return undefined;
-  const target = findResource(relation.target);
-  if (target) checkIds(target, [id]);
-  return { relation, id };
+  return relationFilter(resource, given, { flag: (f) => f, example: (f) => `list('${resource.name}', { ${f}: '…' })` });
 }
 
 function limitOf(limit: unknown): number | undefined {
@@ -238,7 +224,7 @@ function makeClient(ctx: Context, release: () => void): Client {
       const resource = resourceOf(name);
       const { limit: rawLimit, ...filters } = options as { limit?: unknown } & Record<string, unknown>;
       const limit = limitOf(rawLimit);
-      const filter = relationFilter(resource, filters);
+      const filter = listFilter(resource, filters);
       client = await http();
       let count = 0;
       // Page by page (the core's walk), so that the loop's leaving stops it before the next request.
