@@ -17,6 +17,10 @@
 //                           made by running it on a few completions.
 //   dist/chunks/            what only some commands use (see SEPARATE), undici's
 //                           WebAssembly HTTP parser, and jq's engine (JQ_ENGINE).
+//   dist/lib/               the library (`import { createClient } from 'hostctl'`,
+//                           src/lib/index.ts): an ES module of its own, with its chunks
+//                           and its type declarations, beside the CLI's files and
+//                           sharing none of them, so that the CLI's start-up is untouched.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import ts from 'typescript';
 import { builtinDefaults, trimDependencies } from './trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -229,6 +234,70 @@ async function buildCompletion(define) {
 }
 
 /**
+ * What the library must not load when it is imported: the command line's machinery
+ * (commander, the spinner, colours, the printers). Checked on the bundle's own import
+ * graph: the entry and every chunk it imports statically (a chunk import()ed later loads
+ * only when a call needs it).
+ */
+const NOT_ON_IMPORT = /(node_modules\/(commander|@commander-js|chalk|ora|string-width)\/|^src\/(cli|global-options)\.ts$|^src\/commands\/|^src\/output\/(format|printer|table|jq)\.ts$)/;
+
+/** The public modules of the library whose declarations are the package's types (src/lib). */
+const LIB_TYPES = ['index', 'client', 'errors', 'types'];
+
+/**
+ * dist/lib/index.js, its chunks and its declarations (index.d.ts and the modules it
+ * names). The declarations are emitted from src/lib itself, one file at a time
+ * (isolated declarations), so they never drift from the code; they name no module
+ * outside that list, which the consumer test proves by type-checking against them.
+ */
+async function buildLibrary(define) {
+  const libdir = join(outdir, 'lib');
+  const out = await build({
+    ...common,
+    entryPoints: { index: 'src/lib/index.ts' },
+    outdir: libdir,
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    external: ['@napi-rs/keyring'],
+    define,
+    plugins: [builtinDefaults],
+    // CommonJS dependencies (undici, ioredis) require() Node's built-ins.
+    banner: { js: "import{createRequire as __hostctl_cr}from'node:module';const require=__hostctl_cr(import.meta.url);" },
+    metafile: true,
+  });
+  const outputs = out.metafile.outputs;
+  const entry = Object.keys(outputs).find((f) => outputs[f].entryPoint === 'src/lib/index.ts');
+  const loaded = new Set();
+  const visit = (file) => {
+    if (loaded.has(file) || !outputs[file]) return;
+    loaded.add(file);
+    for (const i of outputs[file].imports) if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(entry);
+  const inputs = [...loaded].flatMap((f) => Object.keys(outputs[f].inputs));
+  const forbidden = inputs.filter((f) => NOT_ON_IMPORT.test(f));
+  if (forbidden.length > 0) throw new BuildError(`importing dist/lib/index.js would load the command line's machinery: ${forbidden.join(', ')}.`);
+  // For the tests (test/e2e/library.test.ts): what an import loads. Not in the package.
+  writeFileSync(join(outdir, 'lib-import-graph.json'), `${JSON.stringify(inputs.sort(), null, 1)}\n`);
+  for (const name of LIB_TYPES) {
+    const file = join(root, 'src', 'lib', `${name}.ts`);
+    const emitted = ts.transpileDeclaration(readFileSync(file, 'utf8'), {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, isolatedDeclarations: true },
+    });
+    if (emitted.diagnostics?.length) {
+      throw new BuildError(`the declarations of src/lib/${name}.ts cannot be emitted on their own:`, emitted.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n'));
+    }
+    const names = [...emitted.outputText.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+    const outside = names.filter((n) => !LIB_TYPES.some((t) => n === `./${t}.js`));
+    if (outside.length > 0) throw new BuildError(`the declarations of src/lib/${name}.ts name modules the package does not ship: ${outside.join(', ')}.`);
+    writeFileSync(join(libdir, `${name}.d.ts`), emitted.outputText);
+  }
+}
+
+/**
  * The smoke test of the bundles, which also makes their code caches (dist/hostctl.cjs.cache
  * and dist/complete.cjs.cache): each bundle, loaded by bin/hostctl.js as at run time, runs
  * a few commands (the program against a loopback server that answers like the platform),
@@ -365,6 +434,7 @@ try {
   };
   await buildProgram(define);
   await buildCompletion(define);
+  await buildLibrary({ __HOSTCTL_VERSION__: define.__HOSTCTL_VERSION__ });
   trainCodeCaches();
 } catch (err) {
   rmSync(outdir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // One question, the same requests, through every face: for each question (list with a
 // relation filter, fetch by IDs, wait, an operation by name, an app's status), each face
-// of hostctl (test/support/faces.ts: the command, the MCP tool) asks it from a fresh
+// of hostctl (test/support/faces.ts: the command, the MCP tool, the library) asks it from a fresh
 // config, and the server's log of method, path and query, in order, must be the same for
 // all of them, on the sandbox and on the independent test server.
 
@@ -54,11 +54,12 @@ describe.each([
     const question = questions[title]!;
     const sent: Record<string, string[]> = {};
     for (const face of faces) {
+      if (face.asks && !face.asks.includes(question.kind)) continue;
       await server.clear();
       await face.ask(server, question);
       sent[face.name] = requestLines(await server.requests());
     }
-    const [first, ...others] = faces.map((f) => f.name);
+    const [first, ...others] = Object.keys(sent);
     expect(sent[first!]!.length, `${first} sent nothing`).toBeGreaterThan(0);
     for (const other of others) expect(sent[other], `${other} against ${first}`).toEqual(sent[first!]);
   });

@@ -1,6 +1,6 @@
 // The same question through every face of hostctl, and the requests each sends, recorded
 // at the server: a table of questions × faces × servers (test/e2e/faces.test.ts). A face
-// is one way to ask (the CLI's command, the MCP server's tool); a new face is one more
+// is one way to ask (the CLI's command, the MCP server's tool, the library's method); a new face is one more
 // entry of FACES with an `ask` for each kind of question, and the table takes it as a
 // column. Every face asks from a fresh config and state of its own, so that nothing one
 // face kept (a reference copy, a budget) saves another a request.
@@ -8,7 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './cli.js';
+import { pathToFileURL } from 'node:url';
+import type * as Library from '../../src/lib/index.js';
+import { ROOT, runCli } from './cli.js';
 import { connectMcp, type McpSession } from './mcp.js';
 import { startSandboxHere } from './sandbox-here.js';
 import { sandboxAdmin } from './cli.js';
@@ -46,6 +48,8 @@ export interface ServerUnderTest {
 /** One way to ask hostctl a question. */
 export interface Face {
   name: string;
+  /** The kinds of question it asks; absent: every kind. */
+  asks?: readonly Question['kind'][];
   /** Asks, and resolves once the answer (or failure) is in; the requests are the server's to tell. */
   ask(server: ServerUnderTest, q: Question): Promise<unknown>;
   close(): Promise<void>;
@@ -126,8 +130,47 @@ function mcpFace(): Face {
   };
 }
 
+/**
+ * The built library (dist/lib, as `import { createClient } from 'hostctl'`), a client of
+ * its own per question. It asks no operation by name: its request() takes a path.
+ */
+function libraryFace(): Face {
+  const dirs: string[] = [];
+  const load = import(pathToFileURL(join(ROOT, 'dist', 'lib', 'index.js')).href) as Promise<typeof Library>;
+  return {
+    name: 'library',
+    asks: ['list', 'get', 'wait', 'status'],
+    async ask(server, q) {
+      const { createClient } = await load;
+      const client = await createClient({ env: freshEnv(server, dirs) });
+      try {
+        switch (q.kind) {
+          case 'list': {
+            const out: unknown[] = [];
+            for await (const o of client.list(q.resource as Library.ResourceName, { [q.filter.flag]: q.filter.id })) out.push(o);
+            return out;
+          }
+          case 'get':
+            return await client.getMany(q.resource as Library.ResourceName, q.ids);
+          case 'wait':
+            return await client.wait(q.resource as Library.ResourceName, q.ids, { for: q.for });
+          case 'status':
+            return await client.status(q.app);
+          case 'operation':
+            throw new Error('the library asks no operation by name');
+        }
+      } finally {
+        await client.close();
+      }
+    },
+    async close() {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The faces, in the table's column order. */
-export const FACES: readonly (() => Face)[] = [cliFace, mcpFace];
+export const FACES: readonly (() => Face)[] = [cliFace, mcpFace, libraryFace];
 
 /** The sandbox, in this worker; its rate limit out of the way. */
 export async function sandboxUnderTest(): Promise<ServerUnderTest> {
