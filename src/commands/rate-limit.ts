@@ -3,7 +3,7 @@
 
 import type { Context } from '../context.js';
 import { formatRateLine } from '../output/rate-line.js';
-import { rateReport, type RateReport } from '../core/rate.js';
+import { rateReport } from '../core/rate.js';
 import { ApiError, AuthError } from '../errors.js';
 import { PROBE_PATH } from '../resources.js';
 import { command, withContext, type CommandUnknownOpts, type OptionsOf } from './define.js';
@@ -98,9 +98,7 @@ async function rateLimitRun(ctx: Context, o: RateLimitOptions): Promise<void> {
     return;
   }
 
-  const report: RateReport & { budget?: { store: 'redis'; where: string; spent: number | null; waiting: number } } = rateReport(rate, now);
-  // Only with a fleet's store: without one the report is what it always was.
-  if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
+  const report = rateReport(rate, now, fleet);
   // tsv has no row to show when nothing is known; json and ndjson print the nulls.
   if (known || format === 'json' || format === 'ndjson' || ctx.opts.jq !== undefined) await printer.add([report]);
   await printer.end('single');

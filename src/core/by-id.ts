@@ -85,3 +85,19 @@ export async function fetchByIds(http: HttpClient, resource: Resource, ids: read
   await cache?.putObjects(resource.path, fetched);
   return found;
 }
+
+/**
+ * Keeps a list's objects in the response cache (with --cache, or a client's cache), so
+ * that a later fetch of them by ID needs no request. Without a cache, nothing.
+ */
+export async function keepListed(http: HttpClient, resource: Resource, items: readonly unknown[]): Promise<void> {
+  const cache = http.options.cache;
+  if (!cache) return;
+  const { stringifyJson } = await import('../output/json.js');
+  const objects = new Map<string, string>();
+  for (const item of items) {
+    const id = publicIdOf(item);
+    if (id !== undefined) objects.set(id, stringifyJson(item));
+  }
+  await cache.putObjects(resource.path, objects);
+}

@@ -15,12 +15,11 @@ import { parseDuration, parseInterval, parseSeconds } from '../config/duration.j
 import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { releaseSinks } from '../io.js';
 import { isJsonNumber, stripJsonLd } from '../output/json.js';
-import { publicIdOf } from '../json/narrow.js';
 import type { HttpClient } from '../http/client.js';
 import { rateReport } from '../core/rate.js';
 import { appStatus, type AppStatus as InternalStatus } from '../core/status.js';
 import { relationFilter, walk, type RelationFilter as InternalFilter } from '../core/relations.js';
-import { checkIds, fetchByIds } from '../core/by-id.js';
+import { checkIds, fetchByIds, keepListed } from '../core/by-id.js';
 import { DEFAULT_DEADLINE_MS, DEFAULT_INTERVAL_MS, parseCondition, waitUntil } from '../core/wait.js';
 import { HostctlError } from './errors.js';
 import type { ApiObject, ApiResponse, AppStatus, Client, ClientOptions, ErrorCode, GetManyResult, ListOptions, RateLimitState, RequestOptions, ResourceName, WaitOptions } from './types.js';
@@ -229,7 +228,7 @@ function makeClient(ctx: Context, release: () => void): Client {
       let count = 0;
       // Page by page (the core's walk), so that the loop's leaving stops it before the next request.
       for await (const page of walk(client, resource, filter)) {
-        await keepObjects(client, resource, page.kept);
+        await keepListed(client, resource, page.kept.map(([, item]) => item));
         for (const [, item] of page.kept) {
           yield apiObject(item);
           if (limit !== undefined && ++count >= limit) return;
@@ -290,10 +289,8 @@ function makeClient(ctx: Context, release: () => void): Client {
       }),
     rateLimit: () =>
       call(async () => {
-        const report: RateLimitState = rateReport(await ctx.lastRate(), ctx.clock.now());
-        // As `rate-limit --json` adds it: only with a fleet's shared store.
-        const fleet = await ctx.fleetWindow();
-        if (fleet) report.budget = { store: 'redis', where: fleet.where, spent: fleet.spent ?? null, waiting: fleet.waiting };
+        const rate = await ctx.lastRate();
+        const report: RateLimitState = rateReport(rate, ctx.clock.now(), await ctx.fleetWindow());
         return report;
       }),
     request: (method, path, options = {}) =>
@@ -328,17 +325,4 @@ function makeClient(ctx: Context, release: () => void): Client {
     },
   };
   return client;
-}
-
-/** Keeps a list page's objects for a later get with the cache on (as `list` does). */
-async function keepObjects(http: HttpClient, resource: Resource, kept: readonly (readonly [number, unknown])[]): Promise<void> {
-  const cache = http.options.cache;
-  if (!cache) return;
-  const { stringifyJson } = await import('../output/json.js');
-  const objects = new Map<string, string>();
-  for (const [, item] of kept) {
-    const id = publicIdOf(item);
-    if (id !== undefined) objects.set(id, stringifyJson(item));
-  }
-  await cache.putObjects(resource.path, objects);
 }

@@ -5,7 +5,6 @@ import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { findResource, type Resource } from '../../resources.js';
-import { publicIdOf } from '../../json/narrow.js';
 import { completes } from '../hints.js';
 import { command, withContext, type OptionsOf } from '../define.js';
 import type { HttpClient } from '../../http/client.js';
@@ -16,6 +15,7 @@ import { partialNote } from './partial-note.js';
 import { printerFor } from './printer.js';
 import { chosenRelation, filterWalk } from './relations.js';
 import { directPath, type RelationFilter } from '../../core/relations.js';
+import { keepListed } from '../../core/by-id.js';
 import { Seen } from './seen.js';
 import { shownPath } from '../../config/link.js';
 import { WATCH, WATCH_INTERVAL } from './watch-flags.js';
@@ -145,7 +145,7 @@ async function printList(ctx: Context, http: HttpClient, resource: Resource, pri
   const print = async (items: readonly unknown[]) => {
     count += items.length;
     seen.add(resource.name, items);
-    if (http.options.cache) await cacheObjects(http, resource, items);
+    await keepListed(http, resource, items);
     await printer.add(items);
   };
 
@@ -186,13 +186,3 @@ async function printList(ctx: Context, http: HttpClient, resource: Resource, pri
   }
 }
 
-/** Keeps the objects of a list page for `get --cache`. */
-async function cacheObjects(http: HttpClient, resource: Resource, items: readonly unknown[]): Promise<void> {
-  const { stringifyJson } = await import('../../output/json.js');
-  const objects = new Map<string, string>();
-  for (const item of items) {
-    const id = publicIdOf(item);
-    if (id !== undefined) objects.set(id, stringifyJson(item));
-  }
-  await http.options.cache?.putObjects(resource.path, objects);
-}
