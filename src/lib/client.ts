@@ -16,7 +16,7 @@ import { findResource, RESOURCES, type Resource } from '../resources.js';
 import { releaseSinks } from '../io.js';
 import { isJsonNumber, stripJsonLd } from '../output/json.js';
 import type { HttpClient } from '../http/client.js';
-import { rateReport } from '../core/rate.js';
+import { rateReport, type RateReport } from '../core/rate.js';
 import { appStatus, type AppStatus as InternalStatus } from '../core/status.js';
 import { relationFilter, walk, type RelationFilter as InternalFilter } from '../core/relations.js';
 import { checkIds, fetchByIds, keepListed } from '../core/by-id.js';
@@ -27,8 +27,10 @@ import type { ApiObject, ApiResponse, AppStatus, Client, ClientOptions, ErrorCod
 /** The public codes are the CLI's: a code added to one and not the other fails to compile. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 void (true satisfies Same<ErrorCode, InternalErrorCode>);
-// And the status is the core's, field for field.
+// And the status and the rate report are the core's, field for field (types.ts, which the
+// declarations are emitted from, imports nothing, so it spells them out).
 void (true satisfies Same<AppStatus, InternalStatus>);
+void (true satisfies Same<RateLimitState, RateReport>);
 
 /**
  * A client with the settings of `options`, resolved as the CLI resolves its flags
@@ -290,8 +292,7 @@ function makeClient(ctx: Context, release: () => void): Client {
     rateLimit: () =>
       call(async () => {
         const rate = await ctx.lastRate();
-        const report: RateLimitState = rateReport(rate, ctx.clock.now(), await ctx.fleetWindow());
-        return report;
+        return rateReport(rate, ctx.clock.now(), await ctx.fleetWindow());
       }),
     request: (method, path, options = {}) =>
       call(async (client) => {
