@@ -25,7 +25,9 @@ import { HostctlError } from './errors.js';
 import type { ApiObject, ApiResponse, AppStatus, Client, ClientOptions, ErrorCode, GetManyResult, ListOptions, RateLimitState, RequestOptions, ResourceName, WaitOptions } from './types.js';
 
 /** The public codes are the CLI's: a code added to one and not the other fails to compile. */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? SameKeys<A, B> : false) : false;
+/** Also an optional field on one side only: structural typing alone lets it pass. */
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 void (true satisfies Same<ErrorCode, InternalErrorCode>);
 // And the status and the rate report are the core's, field for field (types.ts, which the
 // declarations are emitted from, imports nothing, so it spells them out).
