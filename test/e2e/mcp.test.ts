@@ -340,9 +340,9 @@ describe('hostctl mcp under the SDK client', { concurrent: true }, () => {
 
   it.sequential('a token inside the data reaches the agent scrubbed, and numbers reach it exact', async () => {
     const { sandbox, s } = await onSandbox();
-    const { items } = (await call(s, 'list_objects', { resource: 'apps', limit: 1 })).json as { items: { publicId: string }[] };
-    const id = items[0]!.publicId;
-    // A hostile or careless API echoing the token back, and a number no double holds.
+    // An app of this test's own (the file's other tests read the sandbox's), from a hostile
+    // or careless API echoing the token back, and a number no double holds.
+    const id = 'ap-leaktoken01';
     const body = JSON.stringify([{ publicId: id, name: `leak ${sandbox.token} here`, replicas: 0 }]).replace('"replicas":0', '"replicas":12345678901234567890');
     await fetch(`${sandbox.origin}/_sandbox/objects/apps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const got = await call(s, 'get_objects', { resource: 'apps', ids: [id], fields: ['publicId', 'name', 'replicas'] });
