@@ -3,7 +3,6 @@
 
 import { Argument } from '@commander-js/extra-typings';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { findResource, NAME_FIELDS } from '../resources.js';
@@ -76,6 +75,8 @@ async function pick(ctx: Context): Promise<string> {
   const width = String(choices.length).length;
   ctx.io.stderr.write(choices.map((c, i) => `${String(i + 1).padStart(width)}) ${c.id}  ${c.name}\n`).join(''));
 
+  // Loaded here, not with the program: every other command would pay for it.
+  const { createInterface } = process.getBuiltinModule('node:readline/promises');
   const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: false });
   try {
     const answer = (await rl.question(`Link this directory to which app? [1-${choices.length}, or an app ID]: `)).trim();
