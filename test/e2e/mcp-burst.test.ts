@@ -38,8 +38,8 @@ const test = e2eTest().extend('mcp', async ({ homeEnv, sandboxes }, { onCleanup 
    * that on a busy machine no answer is still on its way when its slot comes free (the
    * budget predicts a slot from its answer's arrival).
    */
-  return async (o: { env?: Env; args?: string[] } = {}): Promise<World> => {
-    const sandbox = await sandboxes(['--rate-limit', String(LIMIT), '--window', String(WINDOW_SECONDS)]);
+  return async (o: { env?: Env; args?: string[]; windowSeconds?: number } = {}): Promise<World> => {
+    const sandbox = await sandboxes(['--rate-limit', String(LIMIT), '--window', String(o.windowSeconds ?? WINDOW_SECONDS)]);
     const session = await connectMcp({ ...homeEnv, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, ...o.env }, o.args);
     sessions.push(session);
     // Read through the sandbox's admin endpoint: no token, no budget.
@@ -81,7 +81,9 @@ describe.concurrent('a burst of concurrent calls to one hostctl mcp', () => {
 
 describe.concurrent('a call cancelled while it waits for the budget', () => {
   test('sends nothing once its slot frees, whichever tool it was, and leaves the slot to the calls after it', async ({ mcp }) => {
-    const { session, admin, app } = await mcp();
+    // A longer window: the four calls below must all be waiting before it frees, however
+    // busy the machine; the test waits it out once.
+    const { session, admin, app } = await mcp({ windowSeconds: 6 });
     await Promise.all(Array.from({ length: LIMIT }, () => getObjects(session, app)));
     const mark = session.stderr().length;
     // Every tool that sends: one request each (list_operations fetches the reference, which
@@ -93,10 +95,13 @@ describe.concurrent('a call cancelled while it waits for the budget', () => {
       { name: 'list_operations', arguments: {} },
     ];
     const cancels = calls.map(() => new AbortController());
+    let answered = 0;
     const cancelled = calls.map((c, i) => session.client.callTool(c, undefined, { timeout: 60_000, signal: cancels[i]!.signal }));
-    for (const p of cancelled) p.catch(() => undefined);
+    for (const p of cancelled) p.then(() => answered++, () => undefined);
     const waiting = () => session.stderr().slice(mark).match(/waiting \d+s before sending/g)?.length ?? 0;
-    while (waiting() < calls.length) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Until all four wait, or one was answered without waiting (the window freed first).
+    while (waiting() < calls.length && answered === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect({ waiting: waiting(), answered }).toEqual({ waiting: calls.length, answered: 0 });
     for (const c of cancels) c.abort();
     for (const p of cancelled) await expect(p).rejects.toThrow();
     // The next call gets a slot when the window frees, as the cancelled ones would have.
