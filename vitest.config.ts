@@ -22,7 +22,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // The unit, cli and e2e layers share each worker's module graph across files (isolate:
     // false): a fresh process and module graph per file cost about half a second of CPU
-    // each, most of the unit and cli layers' time, and a third of the e2e layer's CPU
+    // each, most of the unit and cli layers' time, and a fifth of the e2e layer's CPU
     // beside its child processes (167 s → 134 s). So a file restores whatever it changes
     // in the process (env keys, umask, timers), and state lives in what a test creates.
     projects: [

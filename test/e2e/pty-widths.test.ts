@@ -33,7 +33,7 @@ describe('widths from the pty itself', () => {
     const lines = shown(r.stdout).trimEnd().split('\n');
     // Key and value, one field a line: the public ID among them, whole.
     expect(lines.some((l) => new RegExp(`^publicId:\\s+${id}$`).test(l.trim())), lines.join('\n')).toBe(true);
-    expect(lines.length, lines.join("\n")).toBeGreaterThan(3);
+    expect(lines.length, lines.join('\n')).toBeGreaterThan(3);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
   });
 
