@@ -11,7 +11,7 @@
 import { describe, expect } from 'vitest';
 import { runCli, sandboxAdmin, tmpDir, type RunResult } from '../support/cli.js';
 import { fleetTest, runFleet } from '../support/fleet.js';
-import { freePort, redisClusterUnavailable, redisUnavailable, startRedis, startRedisCluster, type RedisCluster, type RedisTls } from '../support/redis.js';
+import { redisClusterUnavailable, redisUnavailable, startRedis, startRedisCluster, type RedisCluster, type RedisTls } from '../support/redis.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 
 const skip = redisClusterUnavailable();
@@ -159,7 +159,7 @@ describe.skipIf(skip !== undefined)('a Redis Cluster that cannot be used', () =>
 describe.skipIf(skip !== undefined || skipTls !== undefined)('rediss:// with a password, to 127.0.0.1', () => {
   test('a single Redis: no DeprecationWarning (TLS ServerName set to an IP), nothing on stderr', { timeout: 60_000 }, async ({ sandbox, machine, tlsFiles: files }) => {
     const tlsFiles = files!;
-    const server = await startRedis(['--requirepass', 'pw-tls-one'], { port: await freePort(), password: 'pw-tls-one', tls: tlsFiles });
+    const server = await startRedis(['--requirepass', 'pw-tls-one'], { password: 'pw-tls-one', tls: tlsFiles });
     try {
       const admin = sandboxAdmin(sandbox);
       const token = await admin.newToken('tls-ip');

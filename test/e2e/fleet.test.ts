@@ -6,7 +6,7 @@
 
 import { describe, expect } from 'vitest';
 import { runCli, sandboxAdmin, type RunResult } from '../support/cli.js';
-import { redisUnavailable, startRedis, freePort, type RedisServer } from '../support/redis.js';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
 import { fleetTest, runFleet } from '../support/fleet.js';
 import { opensslUnavailable, selfSignedCert } from '../support/tls.js';
 
@@ -100,7 +100,7 @@ describe.skipIf(skip !== undefined)(`a fleet on one Redis: ${MACHINES} machines 
     // A certificate for localhost that is its own CA: trusted only where it is given.
     const cert = selfSignedCert(newDir('hostctl-fleet-tls-'), { dns: ['localhost'], ip: ['127.0.0.1'] });
     const ca = cert.certFile;
-    const tls = await startRedis([], { port: await freePort(), tls: { cert: cert.certFile, key: cert.certFile.replace(/\.crt$/, '.key'), ca } });
+    const tls = await startRedis([], { tls: { cert: cert.certFile, key: cert.certFile.replace(/\.crt$/, '.key'), ca } });
     const tlsPort = tls.port;
     // A long window of its own, so that the second machine reads the count the first left.
     const slow = await sandboxes(['--rate-limit', '10', '--window', '600']);

@@ -60,7 +60,27 @@ export interface RedisTls {
  * own clients speak TLS.
  */
 export async function startRedis(extra: string[] = [], o: { password?: string; port?: number; tls?: RedisTls } = {}): Promise<RedisServer> {
-  const port = o.port ?? (await freePort());
+  if (o.port !== undefined) return launchRedis(extra, { ...o, port: o.port });
+  return onFreePorts(async () => launchRedis(extra, { ...o, port: await freePort() }));
+}
+
+/**
+ * A port freePort() found free may be taken before redis-server binds it (every loopback
+ * connection the tests make takes a port from the same range): redis-server then exits
+ * saying so, and `start` is tried again on new ports, up to five times.
+ */
+async function onFreePorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt === 5 || !(err instanceof Error && /Address already in use/.test(err.message))) throw err;
+    }
+  }
+}
+
+async function launchRedis(extra: string[], o: { password?: string; port: number; tls?: RedisTls }): Promise<RedisServer> {
+  const port = o.port;
   const listen = o.tls ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', o.tls.cert, '--tls-key-file', o.tls.key, '--tls-ca-cert-file', o.tls.ca, '--tls-auth-clients', 'no'] : ['--port', String(port)];
   const child: ChildProcess = spawn('redis-server', [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -193,13 +213,16 @@ export async function startRedisCluster(o: { password?: string; tls?: RedisTls }
   };
   try {
     for (let i = 0; i < 3; i++) {
-      const port = await freePort();
-      // The bus port is named: the default, port + 10000, may be taken or beyond 65535.
-      const bus = await freePort();
-      const extra = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--cluster-port', String(bus), '--cluster-node-timeout', '5000'];
-      if (o.password !== undefined) extra.push('--requirepass', o.password, '--masterauth', o.password);
-      if (o.tls) extra.push('--tls-cluster', 'yes');
-      nodes.push(await startRedis(extra, { port, password: o.password, tls: o.tls }));
+      const node = await onFreePorts(async () => {
+        const port = await freePort();
+        // The bus port is named: the default, port + 10000, may be taken or beyond 65535.
+        const bus = await freePort();
+        const extra = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--cluster-port', String(bus), '--cluster-node-timeout', '5000'];
+        if (o.password !== undefined) extra.push('--requirepass', o.password, '--masterauth', o.password);
+        if (o.tls) extra.push('--tls-cluster', 'yes');
+        return launchRedis(extra, { port, password: o.password, tls: o.tls });
+      });
+      nodes.push(node);
     }
     const cli = [...(o.password === undefined ? [] : ['-a', o.password, '--no-auth-warning']), ...(o.tls ? ['--tls', '--cacert', o.tls.ca] : [])];
     await promisify(execFile)('redis-cli', [...cli, '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
