@@ -12,7 +12,7 @@
 import { describe, expect } from 'vitest';
 import { e2eTest } from '../support/fixtures.js';
 import { connectMcp, type McpSession } from '../support/mcp.js';
-import { freePort, redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
+import { redisUnavailable, startRedis, type RedisServer } from '../support/redis.js';
 
 const noRedis = redisUnavailable();
 if (noRedis) console.warn(`skipping the MCP server's store restarts: ${noRedis}`);
@@ -39,8 +39,8 @@ async function callUntil(s: McpSession, done: (r: Awaited<ReturnType<typeof getA
 
 describe.skipIf(noRedis !== undefined)('hostctl mcp when its shared store restarts', { concurrent: true }, () => {
   test('the server uses the fleet budget again once Redis is back, after one warning for the outage', async ({ homeEnv, sandboxes, onTestFinished }) => {
-    const port = await freePort();
-    let redis = await startRedis([], { port });
+    let redis = await startRedis([]);
+    const port = redis.port;
     onTestFinished(() => redis.stop());
     const sandbox = await sandboxes(['--rate-limit', '1000']);
     const session = await connectMcp({ ...homeEnv, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: redis.url });
@@ -61,8 +61,8 @@ describe.skipIf(noRedis !== undefined)('hostctl mcp when its shared store restar
   });
 
   test('with HOSTCTL_REDIS_REQUIRED=1, calls fail while Redis is down and succeed again once it is back', async ({ homeEnv, sandboxes, onTestFinished }) => {
-    const port = await freePort();
-    let redis = await startRedis([], { port });
+    let redis = await startRedis([]);
+    const port = redis.port;
     onTestFinished(() => redis.stop());
     const sandbox = await sandboxes(['--rate-limit', '1000']);
     const session = await connectMcp({ ...homeEnv, HOSTCTL_BASE_URL: sandbox.baseUrl, HOSTCTL_TOKEN: sandbox.token, HOSTCTL_REDIS_URL: redis.url, HOSTCTL_REDIS_REQUIRED: '1' });

@@ -16,7 +16,7 @@ import { Budget, decide, FileBudgetStore, normalizeBudget, observe, on429, reser
 import { NetworkError } from '../../src/errors.js';
 import { openFleetStore, parseRedisUrl, redisKeys } from '../../src/http/fleet.js';
 import { connectRedis, RedisBudgetStore, tokenSeal, type Reconnection } from '../../src/http/redis.js';
-import { freePort, redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
+import { redisUnavailable, refreshInLoop, startRedis, type RedisServer } from '../support/redis.js';
 import { reply, startFakeRedis, type FakeRedisOptions } from '../support/resp-server.js';
 import { rejection } from './http-support.js';
 
@@ -216,8 +216,8 @@ describe('a Redis clock a day ahead shows in no reset figure', () => {
 
 describe.skipIf(skip !== undefined)('a long-lived process uses Redis again once it answers', () => {
   it('one report per outage; no connection tried for a while after a fault, then one per pause until Redis is back', async () => {
-    const port = await freePort();
-    let server = await startRedis([], { port });
+    let server = await startRedis([]);
+    const port = server.port;
     let t = 0;
     let connects = 0;
     const target = parseRedisUrl(server.url, 'test');
@@ -277,8 +277,8 @@ describe.skipIf(skip !== undefined)('a long-lived process uses Redis again once 
   });
 
   it('with HOSTCTL_REDIS_REQUIRED=1: calls fail while Redis is down, and succeed again once it is back', async () => {
-    const port = await freePort();
-    let server = await startRedis([], { port });
+    let server = await startRedis([]);
+    const port = server.port;
     let t = 1_700_000_000_000;
     const warnings: string[] = [];
     const s = (await openFleetStore({
